@@ -1,0 +1,111 @@
+// Package activities is the only code that touches the world on a
+// workflow's behalf: running a tool on its adapter, and (as later issues
+// arrive) the twin, the blob store and the ledger.
+package activities
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/workflows"
+)
+
+// heartbeatEvery keeps a long solver run visibly alive, well inside
+// workflows.HeartbeatTimeout.
+const heartbeatEvery = 2 * time.Second
+
+// Tools runs tools from a registry. One value serves every adapter queue.
+type Tools struct {
+	Registry *adapters.Registry
+}
+
+// InvokeTool runs one tool call. Its error says whether Temporal may try
+// again: a refusal or invalid input is final, a transient failure is
+// retryable (and retried only if the workflow's policy allows, which it does
+// only for idempotent tools).
+func (t *Tools) InvokeTool(ctx context.Context, req workflows.InvokeToolRequest) (workflows.InvokeToolResponse, error) {
+	info := activity.GetInfo(ctx)
+	start := time.Now()
+	fail := func(code protocol.Code, details string, retryable bool) error {
+		d := workflows.InvokeToolFailure{DurationMs: msSince(start), Attempt: info.Attempt}
+		if retryable {
+			return temporal.NewApplicationError(details, code.Name(), d)
+		}
+		return temporal.NewNonRetryableApplicationError(details, code.Name(), nil, d)
+	}
+
+	_, adapter, ok := t.Registry.Tool(req.ToolID)
+	if !ok {
+		return workflows.InvokeToolResponse{}, fail(protocol.ToolUnavailable,
+			fmt.Sprintf("no adapter on this worker serves %s; start a worker that has it", req.ToolID), false)
+	}
+	if err := t.Registry.ValidateArguments(req.ToolID, req.Arguments); err != nil {
+		return workflows.InvokeToolResponse{}, fail(protocol.InvalidParams, errorDetails(err), false)
+	}
+
+	stop := keepHeartbeating(ctx)
+	res, err := adapter.Call(ctx, req.ToolID, req.Arguments)
+	stop()
+	if err != nil {
+		if ctx.Err() != nil {
+			// Temporal cancelled or timed out the attempt; it records why.
+			return workflows.InvokeToolResponse{}, ctx.Err()
+		}
+		var perr *protocol.Error
+		if errors.As(err, &perr) {
+			return workflows.InvokeToolResponse{}, fail(perr.Code, perr.Details, perr.Retryable)
+		}
+		return workflows.InvokeToolResponse{}, fail(protocol.ToolExecutionError, err.Error(), true)
+	}
+	data := res.Data
+	if len(data) == 0 {
+		data = json.RawMessage("{}")
+	}
+	return workflows.InvokeToolResponse{
+		Data:        data,
+		OutputFiles: res.OutputFiles,
+		DurationMs:  msSince(start),
+		Attempt:     info.Attempt,
+	}, nil
+}
+
+// keepHeartbeating records a heartbeat now and then until stopped, so a
+// worker that dies mid-call is noticed within the heartbeat timeout.
+func keepHeartbeating(ctx context.Context) (stop func()) {
+	done := make(chan struct{})
+	go func() {
+		t := time.NewTicker(heartbeatEvery)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				activity.RecordHeartbeat(ctx)
+			}
+		}
+	}()
+	return func() { close(done) }
+}
+
+func errorDetails(err error) string {
+	var perr *protocol.Error
+	if errors.As(err, &perr) {
+		return perr.Details
+	}
+	return err.Error()
+}
+
+func msSince(t time.Time) float64 {
+	return float64(time.Since(t).Microseconds()) / 1000
+}

@@ -1,0 +1,33 @@
+package adapters
+
+// Annotations are the MCP tool hints a client is shown and the approval hold
+// reads (spec 003 "Tool annotations"). They are declared here, per tool, by a
+// person; never derived from a tool's name.
+type Annotations struct {
+	ReadOnly    bool
+	Destructive bool
+	Idempotent  bool
+	OpenWorld   bool
+}
+
+// Unclassified is what a tool nobody classified gets: MCP's own defaults (not
+// read-only, destructive), so a new tool is over-guarded rather than waved
+// through.
+var Unclassified = Annotations{ReadOnly: false, Destructive: true, Idempotent: false, OpenWorld: true}
+
+// annotationTable is the one classification of every tool MetaForge serves.
+var annotationTable = map[string]Annotations{
+	"health.check":       {ReadOnly: true, Idempotent: true},
+	"call.get_result":    {ReadOnly: true, Idempotent: true},
+	"power.check_budget": {ReadOnly: true, Idempotent: true},
+}
+
+// AnnotationsFor returns a tool's declared annotations, and whether anyone
+// declared them.
+func AnnotationsFor(toolID string) (Annotations, bool) {
+	a, ok := annotationTable[toolID]
+	if !ok {
+		return Unclassified, false
+	}
+	return a, true
+}

@@ -1,0 +1,62 @@
+// Package adapters is how MetaForge reaches an engineering tool. An adapter
+// declares manifests and handles calls; it knows nothing of Temporal or MCP.
+// The activities package wraps adapters, the MCP server lists their manifests.
+package adapters
+
+import "encoding/json"
+
+// ResourceLimits bound one call of a tool (spec 000 section 5).
+type ResourceLimits struct {
+	MaxMemoryMB   int `json:"max_memory_mb"`
+	MaxCPUSeconds int `json:"max_cpu_seconds"`
+	MaxDiskMB     int `json:"max_disk_mb"`
+}
+
+// DefaultResourceLimits are spec 000's defaults for a tool that names none.
+var DefaultResourceLimits = ResourceLimits{MaxMemoryMB: 1024, MaxCPUSeconds: 300, MaxDiskMB: 256}
+
+// Defaults for the execution policy of a tool that does not name its own.
+const (
+	DefaultRetries        = 3
+	DefaultTimeoutSeconds = 120
+	MinTimeoutSeconds     = 1
+	MaxTimeoutSeconds     = 3600
+)
+
+// Manifest describes one tool (spec 000 section 6), plus the execution policy
+// the ToolCall workflow follows: an idempotent tool is retried up to Retries
+// times on transient failures, any other tool runs at most once.
+type Manifest struct {
+	ToolID         string          `json:"tool_id"`
+	AdapterID      string          `json:"adapter_id"`
+	Name           string          `json:"name"`
+	Description    string          `json:"description"`
+	Capability     string          `json:"capability"`
+	InputSchema    json.RawMessage `json:"input_schema"`
+	OutputSchema   json.RawMessage `json:"output_schema,omitempty"`
+	Phase          int             `json:"phase"`
+	ResourceLimits ResourceLimits  `json:"resource_limits"`
+	Idempotent     bool            `json:"idempotent"`
+	Retries        int             `json:"retries"`
+	TimeoutSeconds int             `json:"timeout_seconds"`
+}
+
+// withDefaults fills what a manifest left out with spec 000's defaults.
+func (m Manifest) withDefaults() Manifest {
+	if m.Phase == 0 {
+		m.Phase = 1
+	}
+	if m.ResourceLimits == (ResourceLimits{}) {
+		m.ResourceLimits = DefaultResourceLimits
+	}
+	if m.Retries == 0 && m.Idempotent {
+		m.Retries = DefaultRetries
+	}
+	if m.TimeoutSeconds == 0 {
+		m.TimeoutSeconds = DefaultTimeoutSeconds
+	}
+	if len(m.InputSchema) == 0 {
+		m.InputSchema = json.RawMessage(`{"type":"object"}`)
+	}
+	return m
+}

@@ -1,0 +1,138 @@
+// Package power is the in-process adapter "power": a static worst-case power
+// budget per supply rail (spec 003, "power (in-process)"). It is read-only
+// arithmetic on figures the caller gives, so it has no process to start and
+// is always reachable.
+package power
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/protocol"
+)
+
+// Identity of the adapter and its tool.
+const (
+	AdapterID       = "power"
+	ToolCheckBudget = "power.check_budget"
+	version         = "0.1.0"
+)
+
+// description is what an agent reads to decide whether and how to call the
+// tool, so it states the rules that decide the answer, above all that a
+// figure left out is never taken as a pass.
+const description = "Static worst-case power budget per supply rail. " +
+	"Give every rail (voltage_v; source_kind supply, ldo or switching; rated_output_ma; " +
+	"input_rail, the rail feeding a regulator; efficiency for a switching regulator; quiescent_ma for an LDO) " +
+	"and every load (current_ma or power_mw, on the rail that supplies it), plus the derating rule " +
+	"(derating.max_utilization, default 0.8). " +
+	"Regulator input current is carried upstream: an LDO draws its output plus quiescent current, " +
+	"a switching regulator draws Vout x Iout / (efficiency x Vin). " +
+	"A rail passes when its load is within rated_output_ma x max_utilization. " +
+	"A figure not given is unknown and never assumed: a rail that depends on one is not_established " +
+	"(the figures are listed in missing), unless its known load already exceeds the allowance, which fails. " +
+	"A rail nothing draws from is not_established too; give a 0 mA load for a rail that is truly unloaded. " +
+	"Overall status is fail if any rail fails, else not_established if any rail is, else pass. " +
+	"Read-only arithmetic: nothing is measured, simulated or written."
+
+// Adapter serves power.check_budget.
+type Adapter struct {
+	started time.Time
+
+	mu   sync.Mutex
+	last *time.Time
+}
+
+var _ adapters.Adapter = (*Adapter)(nil)
+
+// New returns the power adapter.
+func New() *Adapter {
+	return &Adapter{started: time.Now()}
+}
+
+// ID is "power".
+func (a *Adapter) ID() string { return AdapterID }
+
+// Version is the adapter's version.
+func (a *Adapter) Version() string { return version }
+
+// Manifests declares power.check_budget. It is idempotent (the same figures
+// give the same budget), so a transient failure may be retried; 30 seconds is
+// generous for arithmetic and bounds a pathological input.
+func (a *Adapter) Manifests() []adapters.Manifest {
+	return []adapters.Manifest{{
+		ToolID:         ToolCheckBudget,
+		AdapterID:      AdapterID,
+		Name:           "Check power budget",
+		Description:    description,
+		Capability:     "power_budget",
+		InputSchema:    json.RawMessage(inputSchema),
+		OutputSchema:   json.RawMessage(outputSchema),
+		Idempotent:     true,
+		TimeoutSeconds: 30,
+	}}
+}
+
+// Call runs a tool. A budget that fails is a result, not an error: the check
+// ran and its report says fail. Errors are bad input or an unknown tool
+// (INVALID_PARAMS, naming the field or tool to fix).
+func (a *Adapter) Call(ctx context.Context, toolID string, args json.RawMessage) (*adapters.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	a.mu.Lock()
+	a.last = &now
+	a.mu.Unlock()
+
+	if toolID != ToolCheckBudget {
+		return nil, withTool(protocol.Invalid("adapter power has no tool %q: call %s", toolID, ToolCheckBudget), toolID)
+	}
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	req, err := decodeRequest(args)
+	if err != nil {
+		return nil, withTool(err, toolID)
+	}
+	report, err := CheckBudget(req)
+	if err != nil {
+		return nil, withTool(err, toolID)
+	}
+	data, err := json.Marshal(report)
+	if err != nil {
+		return nil, withTool(protocol.Refusal("could not encode the budget report: %v", err), toolID)
+	}
+	return &adapters.Result{Data: data}, nil
+}
+
+// withTool stamps the tool id on a protocol error, as the registry does.
+func withTool(err error, toolID string) error {
+	if pe, ok := err.(*protocol.Error); ok {
+		pe.ToolID = toolID
+	}
+	return err
+}
+
+// Health is always healthy: the adapter is arithmetic in this process, with
+// nothing outside it to lose.
+func (a *Adapter) Health(ctx context.Context) (adapters.HealthStatus, error) {
+	a.mu.Lock()
+	var last *time.Time
+	if a.last != nil {
+		t := *a.last
+		last = &t
+	}
+	a.mu.Unlock()
+	return adapters.HealthStatus{
+		AdapterID:      AdapterID,
+		Status:         "healthy",
+		Version:        version,
+		ToolsAvailable: len(a.Manifests()),
+		UptimeSeconds:  time.Since(a.started).Seconds(),
+		LastInvocation: last,
+	}, nil
+}

@@ -1,0 +1,100 @@
+// Package worker runs MetaForge's Temporal side: it owns the embedded dev
+// server, connects to Temporal, and runs the workers that execute workflows
+// and adapter activities on their task queues.
+package worker
+
+import (
+	"fmt"
+	"log/slog"
+	"slices"
+	"strings"
+
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/client"
+	sdkworker "go.temporal.io/sdk/worker"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/metaforge/metaforge/activities"
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/workflows"
+)
+
+// Workers are the running Temporal workers of this process.
+type Workers struct {
+	workers []sdkworker.Worker
+	queues  []string
+}
+
+// Queues names the task queues these workers serve.
+func (w *Workers) Queues() []string { return w.queues }
+
+// AllQueues is every task queue a registry needs served: the workflow queue
+// and one queue per adapter.
+func AllQueues(reg *adapters.Registry) []string {
+	qs := []string{workflows.TaskQueue}
+	for _, id := range reg.AdapterIDs() {
+		qs = append(qs, workflows.AdapterTaskQueue(id))
+	}
+	return qs
+}
+
+// ParseQueues turns --queues (comma separated; "all", a queue name, or an
+// adapter id) into task queue names, refusing names nobody serves.
+func ParseQueues(spec string, reg *adapters.Registry) ([]string, error) {
+	all := AllQueues(reg)
+	if strings.TrimSpace(spec) == "" || spec == "all" {
+		return all, nil
+	}
+	var out []string
+	for _, q := range strings.Split(spec, ",") {
+		q = strings.TrimSpace(q)
+		if q == "" {
+			continue
+		}
+		if !slices.Contains(all, q) && slices.Contains(all, workflows.AdapterTaskQueue(q)) {
+			q = workflows.AdapterTaskQueue(q)
+		}
+		if !slices.Contains(all, q) {
+			return nil, fmt.Errorf("unknown task queue %q in --queues; known: %s", q, strings.Join(all, ", "))
+		}
+		if !slices.Contains(out, q) {
+			out = append(out, q)
+		}
+	}
+	return out, nil
+}
+
+// StartWorkers starts one worker per queue on the client: the ToolCall
+// workflow on "metaforge", InvokeTool on each "adapter-<id>".
+func StartWorkers(c client.Client, reg *adapters.Registry, queues []string, logger *slog.Logger) (*Workers, error) {
+	tools := &activities.Tools{Registry: reg}
+	w := &Workers{queues: queues}
+	for _, q := range queues {
+		wk := sdkworker.New(c, q, sdkworker.Options{
+			MaxConcurrentWorkflowTaskPollers: 4,
+			MaxConcurrentActivityTaskPollers: 4,
+		})
+		if q == workflows.TaskQueue {
+			wk.RegisterWorkflowWithOptions(workflows.ToolCall, workflow.RegisterOptions{Name: "ToolCall"})
+		} else {
+			wk.RegisterActivityWithOptions(tools.InvokeTool, activity.RegisterOptions{Name: workflows.InvokeToolActivity})
+		}
+		if err := wk.Start(); err != nil {
+			w.Stop()
+			return nil, fmt.Errorf("start worker for task queue %s: %w", q, err)
+		}
+		w.workers = append(w.workers, wk)
+	}
+	logger.Info("workers started", "queues", strings.Join(queues, ","))
+	return w, nil
+}
+
+// Stop stops every worker, letting in-flight activities finish up to the
+// worker's stop timeout; what does not finish is retried (if idempotent)
+// by Temporal once a worker is back.
+func (w *Workers) Stop() {
+	for _, wk := range w.workers {
+		wk.Stop()
+	}
+	w.workers = nil
+}

@@ -1,0 +1,32 @@
+package workflows
+
+import "encoding/json"
+
+// InvokeToolActivity is the activity that runs one tool on its adapter's
+// queue. Workflows name it rather than import the activities package, which
+// does I/O.
+const InvokeToolActivity = "InvokeTool"
+
+// InvokeToolRequest is the activity's input. CallID doubles as the
+// idempotency key a write passes to the store it writes to.
+type InvokeToolRequest struct {
+	CallID         string          `json:"call_id"`
+	ToolID         string          `json:"tool_id"`
+	Arguments      json.RawMessage `json:"arguments"`
+	TimeoutSeconds int             `json:"timeout_seconds"`
+}
+
+// InvokeToolResponse is what the tool returned, and on which attempt.
+type InvokeToolResponse struct {
+	Data        json.RawMessage `json:"data"`
+	OutputFiles []string        `json:"output_files,omitempty"`
+	DurationMs  float64         `json:"duration_ms"`
+	Attempt     int32           `json:"attempt"`
+}
+
+// InvokeToolFailure rides as the details of the activity's error, so the
+// workflow can report how long the failed attempt took.
+type InvokeToolFailure struct {
+	DurationMs float64 `json:"duration_ms"`
+	Attempt    int32   `json:"attempt"`
+}

@@ -1,0 +1,35 @@
+// Package workflows holds MetaForge's Temporal workflows: deterministic code
+// only (no I/O, clocks, randomness or map-order decisions); everything that
+// touches the world is an activity.
+package workflows
+
+import "go.temporal.io/sdk/temporal"
+
+// TaskQueue is where every MetaForge workflow runs.
+const TaskQueue = "metaforge"
+
+// AdapterTaskQueue is the queue an adapter's activities run on, so a site can
+// run each solver's queue on the machines that have the solver.
+func AdapterTaskQueue(adapterID string) string { return "adapter-" + adapterID }
+
+// CallWorkflowID is the ToolCall workflow's ID: the call's identity, named by
+// _meta.callId and findable in the Temporal UI.
+func CallWorkflowID(callID string) string { return "call-" + callID }
+
+// Search attributes of DESIGN.md section 5.
+var (
+	AttrTool    = temporal.NewSearchAttributeKeyKeyword("MfTool")
+	AttrAdapter = temporal.NewSearchAttributeKeyKeyword("MfAdapter")
+	AttrProject = temporal.NewSearchAttributeKeyKeyword("MfProject")
+	AttrCaller  = temporal.NewSearchAttributeKeyKeyword("MfCaller")
+	AttrClient  = temporal.NewSearchAttributeKeyKeyword("MfClient")
+	AttrHold    = temporal.NewSearchAttributeKeyKeyword("MfHold")
+	AttrFlow    = temporal.NewSearchAttributeKeyKeyword("MfFlow")
+	AttrPhase   = temporal.NewSearchAttributeKeyKeyword("MfPhase")
+	AttrGate    = temporal.NewSearchAttributeKeyKeyword("MfGate")
+)
+
+// SearchAttributeKeys lists every attribute, for registration at start-up.
+var SearchAttributeKeys = []temporal.SearchAttributeKeyKeyword{
+	AttrTool, AttrAdapter, AttrProject, AttrCaller, AttrClient, AttrHold, AttrFlow, AttrPhase, AttrGate,
+}

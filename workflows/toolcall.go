@@ -1,0 +1,142 @@
+package workflows
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/metaforge/metaforge/protocol"
+)
+
+// ToolCallInput is one tools/call, as the MCP server resolved it: which tool,
+// on which adapter, with what arguments, and the manifest's execution policy.
+type ToolCallInput struct {
+	CallID         string          `json:"call_id"`
+	ToolID         string          `json:"tool_id"`
+	AdapterID      string          `json:"adapter_id"`
+	Arguments      json.RawMessage `json:"arguments"`
+	TimeoutSeconds int             `json:"timeout_seconds"`
+	Idempotent     bool            `json:"idempotent"`
+	Retries        int             `json:"retries"`
+	Caller         string          `json:"caller"`
+	Client         string          `json:"client,omitempty"`
+}
+
+// ToolCallResult is how a call ended: the tool's data, or the error that
+// stopped it. A tool that ran and refused is a result, not a failed workflow.
+type ToolCallResult struct {
+	CallID      string          `json:"call_id"`
+	ToolID      string          `json:"tool_id"`
+	Status      string          `json:"status"` // "success" or "error"
+	Data        json.RawMessage `json:"data,omitempty"`
+	DurationMs  float64         `json:"duration_ms"`
+	OutputFiles []string        `json:"output_files,omitempty"`
+	Attempts    int32           `json:"attempts"`
+	Error       *CallError      `json:"error,omitempty"`
+}
+
+// CallError is a failed call's taxonomy code and what to do about it.
+type CallError struct {
+	Code    int    `json:"code"`
+	Type    string `json:"error_type"`
+	Details string `json:"details"`
+}
+
+// Result statuses.
+const (
+	StatusSuccess = "success"
+	StatusError   = "error"
+)
+
+// HeartbeatTimeout is how long a running tool may go without a heartbeat
+// before Temporal decides its worker is gone and (for an idempotent tool)
+// runs it again elsewhere. The InvokeTool activity beats well inside it.
+const HeartbeatTimeout = 10 * time.Second
+
+// ToolCall runs one tool call durably: the InvokeTool activity on the
+// adapter's queue, retried only where the manifest says the tool is
+// idempotent, bounded by the tool's timeout.
+func ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
+	timeout := time.Duration(in.TimeoutSeconds) * time.Second
+	policy := &temporal.RetryPolicy{
+		InitialInterval:    200 * time.Millisecond,
+		BackoffCoefficient: 2,
+		MaximumInterval:    5 * time.Second,
+		MaximumAttempts:    1,
+	}
+	if in.Idempotent {
+		policy.MaximumAttempts = int32(1 + in.Retries)
+	}
+	opts := workflow.ActivityOptions{
+		TaskQueue:           AdapterTaskQueue(in.AdapterID),
+		StartToCloseTimeout: timeout,
+		RetryPolicy:         policy,
+	}
+	if timeout > HeartbeatTimeout {
+		opts.HeartbeatTimeout = HeartbeatTimeout
+	}
+	ctx = workflow.WithActivityOptions(ctx, opts)
+
+	var out InvokeToolResponse
+	err := workflow.ExecuteActivity(ctx, InvokeToolActivity, InvokeToolRequest{
+		CallID:         in.CallID,
+		ToolID:         in.ToolID,
+		Arguments:      in.Arguments,
+		TimeoutSeconds: in.TimeoutSeconds,
+	}).Get(ctx, &out)
+	if err != nil {
+		return failedCall(in, err), nil
+	}
+	return ToolCallResult{
+		CallID:      in.CallID,
+		ToolID:      in.ToolID,
+		Status:      StatusSuccess,
+		Data:        out.Data,
+		DurationMs:  out.DurationMs,
+		OutputFiles: out.OutputFiles,
+		Attempts:    out.Attempt,
+	}, nil
+}
+
+// failedCall turns the activity's final error into the call's error result.
+func failedCall(in ToolCallInput, err error) ToolCallResult {
+	res := ToolCallResult{CallID: in.CallID, ToolID: in.ToolID, Status: StatusError}
+	var timeoutErr *temporal.TimeoutError
+	var appErr *temporal.ApplicationError
+	switch {
+	case errors.As(err, &timeoutErr) && timeoutErr.TimeoutType() == enumspb.TIMEOUT_TYPE_HEARTBEAT:
+		res.Error = &CallError{Code: int(protocol.ToolExecutionError), Type: protocol.ToolExecutionError.Name(),
+			Details: fmt.Sprintf("the worker running %s stopped responding (no heartbeat for %s)%s", in.ToolID, HeartbeatTimeout, notRetriedNote(in))}
+	case errors.As(err, &timeoutErr):
+		res.DurationMs = float64(in.TimeoutSeconds) * 1000
+		res.Error = &CallError{Code: int(protocol.ToolTimeout), Type: protocol.ToolTimeout.Name(),
+			Details: fmt.Sprintf("%s exceeded its timeout of %ds%s; pass a larger timeout_seconds (up to 3600) or a smaller problem", in.ToolID, in.TimeoutSeconds, notRetriedNote(in))}
+	case errors.As(err, &appErr):
+		code, ok := protocol.CodeByName(appErr.Type())
+		if !ok {
+			code = protocol.ToolExecutionError
+		}
+		var detail InvokeToolFailure
+		if appErr.HasDetails() {
+			_ = appErr.Details(&detail)
+		}
+		res.DurationMs = detail.DurationMs
+		res.Attempts = detail.Attempt
+		res.Error = &CallError{Code: int(code), Type: code.Name(), Details: appErr.Message()}
+	default:
+		res.Error = &CallError{Code: int(protocol.ToolExecutionError), Type: protocol.ToolExecutionError.Name(), Details: err.Error()}
+	}
+	return res
+}
+
+func notRetriedNote(in ToolCallInput) string {
+	if in.Idempotent {
+		return fmt.Sprintf(" after %d attempts", 1+in.Retries)
+	}
+	return "; it is not idempotent, so it was not run again"
+}
