@@ -293,7 +293,7 @@ func serverConfig(opts DevServerOptions, ports []int, clusterID string, sqlConf 
 // remembers the id it was created with and refuses another.
 func persistentClusterID(dataDir string) (string, error) {
 	if dataDir == "" {
-		return "metaforge-" + randomHex(8), nil
+		return newUUID(), nil
 	}
 	path := filepath.Join(dataDir, "cluster-id")
 	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
@@ -302,11 +302,22 @@ func persistentClusterID(dataDir string) (string, error) {
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return "", fmt.Errorf("create data dir %s: %w", dataDir, err)
 	}
-	id := "metaforge-" + randomHex(8)
+	id := newUUID()
 	if err := os.WriteFile(path, []byte(id+"\n"), 0o644); err != nil {
 		return "", fmt.Errorf("write %s: %w", path, err)
 	}
 	return id, nil
+}
+
+// newUUID is a random (version 4) UUID: Temporal wants its cluster id in
+// that form.
+func newUUID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	h := hex.EncodeToString(b)
+	return h[0:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:32]
 }
 
 func randomHex(n int) string {

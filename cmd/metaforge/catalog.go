@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"time"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/call"
+	"github.com/metaforge/metaforge/adapters/health"
+	"github.com/metaforge/metaforge/adapters/power"
+	"github.com/metaforge/metaforge/worker"
+)
+
+// catalog is the registry of every adapter this binary serves, and the
+// health checker over it.
+func catalog(t *worker.Temporal) (*adapters.Registry, *health.Checker, error) {
+	reg := adapters.NewRegistry()
+	checker := &health.Checker{
+		Service:  "metaforge-mcp",
+		Version:  version,
+		Started:  time.Now(),
+		Registry: reg,
+		Components: map[string]health.Probe{
+			"temporal": t.Probe,
+			"twin":     notBuilt("the digital twin store"),
+			"ledger":   notBuilt("the PostgreSQL ledger"),
+		},
+		Skip: map[string]bool{"health": true},
+	}
+	for _, a := range []adapters.Adapter{
+		power.New(),
+		call.New(worker.CallLookup{Client: t.Client}),
+		&health.Adapter{Checker: checker},
+	} {
+		if err := reg.Register(a); err != nil {
+			return nil, nil, err
+		}
+	}
+	return reg, checker, nil
+}
+
+// notBuilt reports a backend this build does not have yet, as what it is:
+// absent, and so nothing it would hold is kept.
+func notBuilt(what string) health.Probe {
+	return func(context.Context) health.Component {
+		return health.Component{Mode: "none", Detail: what + " is not part of this build yet; nothing is recorded"}
+	}
+}

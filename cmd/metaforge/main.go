@@ -1,0 +1,67 @@
+// Command metaforge is MetaForge's one binary: `serve` (everything on one
+// machine), `mcp` (stdio for local agents), `worker` (task queues on another
+// machine) and `adapter` (an adapter over the stdio adapter protocol).
+package main
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// version is MetaForge's version, reported by initialize and health.
+const version = "0.1.0"
+
+const usage = `metaforge: the control plane for hardware design
+
+Usage:
+  metaforge serve   [flags]   Temporal (embedded unless TEMPORAL_ADDRESS is set), workers, and MCP over HTTP
+  metaforge mcp     [flags]   MCP over stdio, for Claude Code and other local clients
+  metaforge worker  [flags]   workers only, against TEMPORAL_ADDRESS, for the queues in --queues
+  metaforge adapter ID        serve one built-in adapter over the stdio adapter protocol
+
+Run "metaforge COMMAND -h" for a command's flags.
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	var err error
+	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
+	case "serve":
+		err = runServe(ctx, args)
+	case "mcp":
+		err = runMCP(ctx, args)
+	case "worker":
+		err = runWorker(ctx, args)
+	case "adapter":
+		err = runAdapter(ctx, args)
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+		return
+	default:
+		fmt.Fprintf(os.Stderr, "metaforge: unknown command %q\n\n%s", cmd, usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "metaforge: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+// newLogger writes text logs to stderr: stdout is reserved for protocol
+// messages under `metaforge mcp`.
+func newLogger(level string) (*slog.Logger, error) {
+	var l slog.Level
+	if err := l.UnmarshalText([]byte(level)); err != nil {
+		return nil, fmt.Errorf("--log-level %q: use debug, info, warn or error", level)
+	}
+	return slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: l})), nil
+}

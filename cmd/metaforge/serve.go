@@ -1,0 +1,127 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/metaforge/metaforge/mcpserver"
+	"github.com/metaforge/metaforge/worker"
+)
+
+// temporalFlags are the flags every command that reaches Temporal shares.
+type temporalFlags struct {
+	dataDir      string
+	temporalPort int
+	uiPort       int
+	logLevel     string
+}
+
+func (f *temporalFlags) register(fs *flag.FlagSet) {
+	home, _ := os.UserHomeDir()
+	fs.StringVar(&f.dataDir, "data-dir", filepath.Join(home, ".metaforge"), "where the embedded Temporal keeps its runs (SQLite)")
+	fs.IntVar(&f.temporalPort, "temporal-port", 7233, "embedded Temporal frontend port")
+	fs.IntVar(&f.uiPort, "ui-port", 8233, "embedded Temporal UI port (0: no UI)")
+	fs.StringVar(&f.logLevel, "log-level", "warn", "debug, info, warn or error")
+}
+
+func (f *temporalFlags) options(useRunning bool) worker.TemporalOptions {
+	return worker.TemporalOptions{
+		Address:    os.Getenv("TEMPORAL_ADDRESS"),
+		Namespace:  os.Getenv("TEMPORAL_NAMESPACE"),
+		UseRunning: useRunning,
+		Embed: worker.DevServerOptions{
+			DataDir:      f.dataDir,
+			FrontendPort: f.temporalPort,
+			UIPort:       f.uiPort,
+		},
+	}
+}
+
+func runServe(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	var tf temporalFlags
+	tf.register(fs)
+	httpAddr := fs.String("http-addr", "127.0.0.1:8765", "MCP Streamable HTTP (/mcp) and /healthz")
+	noWorker := fs.Bool("no-worker", false, "run no workers in this process (they run elsewhere)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	logger, err := newLogger(tf.logLevel)
+	if err != nil {
+		return err
+	}
+	opts := tf.options(false)
+	opts.Logger = logger
+
+	// Every port is checked before anything starts.
+	listener, err := net.Listen("tcp", *httpAddr)
+	if err != nil {
+		return fmt.Errorf("--http-addr %s is not available: %w (stop what holds it or choose another address)", *httpAddr, err)
+	}
+	defer listener.Close()
+	if opts.Address == "" {
+		if err := worker.CheckPortFree("127.0.0.1", tf.temporalPort, "Temporal frontend (--temporal-port)"); err != nil {
+			return err
+		}
+		if tf.uiPort != 0 {
+			if err := worker.CheckPortFree("127.0.0.1", tf.uiPort, "Temporal UI (--ui-port)"); err != nil {
+				return err
+			}
+		}
+	}
+
+	runWorkers := always
+	if *noWorker {
+		runWorkers = never
+	}
+	rt, err := startRuntime(ctx, opts, runWorkers, "", logger)
+	if err != nil {
+		return err
+	}
+	defer rt.stop()
+
+	srv := mcpserver.New(mcpserver.Options{
+		Registry: rt.registry,
+		Engine:   mcpserver.TemporalEngine{Client: rt.temporal.Client, Eager: rt.workers != nil},
+		Health:   rt.health,
+		Caller:   mcpserver.CallerUntrusted,
+		Version:  version,
+		Logger:   logger,
+	})
+	httpServer := &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- httpServer.Serve(listener) }()
+
+	fmt.Fprintf(os.Stderr, "MetaForge %s\n", version)
+	fmt.Fprintf(os.Stderr, "  MCP (Streamable HTTP): http://%s/mcp\n", listener.Addr())
+	fmt.Fprintf(os.Stderr, "  Health:                http://%s/healthz\n", listener.Addr())
+	fmt.Fprintf(os.Stderr, "  Temporal (%s):   %s namespace %s\n", rt.temporal.Mode, rt.temporal.Address, rt.temporal.Namespace)
+	if rt.temporal.UIAddress != "" {
+		fmt.Fprintf(os.Stderr, "  Temporal UI:           %s\n", rt.temporal.UIAddress)
+	}
+	if rt.workers != nil {
+		fmt.Fprintf(os.Stderr, "  Workers:               %v\n", rt.workers.Queues())
+	}
+
+	select {
+	case <-ctx.Done():
+	case err := <-served:
+		if !errors.Is(err, http.ErrServerClosed) {
+			return fmt.Errorf("MCP HTTP server: %w", err)
+		}
+	}
+	fmt.Fprintln(os.Stderr, "metaforge: stopping; calls in flight stay in Temporal and resume on the next start")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := httpServer.Shutdown(shutdownCtx); err != nil {
+		_ = httpServer.Close()
+	}
+	return nil
+}

@@ -1,0 +1,132 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+
+	"github.com/metaforge/metaforge/protocol"
+)
+
+// Limits on what a client may send (spec 004 "Limits"): the server treats its
+// input as hostile, answers what breaks a limit, and keeps serving. The SDK
+// would close a stdio connection on one unreadable frame, so frames are
+// screened before they reach it.
+const (
+	MaxFrameBytes = 16 << 20 // one message line or HTTP body
+	MaxJSONDepth  = 128      // nesting of arrays and objects
+	MaxBatch      = 100      // messages in one JSON-RPC batch
+)
+
+// verdict is what to do with one frame.
+type verdict struct {
+	// reply, when set, is the answer to send instead of dispatching.
+	reply []byte
+	// status is the HTTP status for reply.
+	status int
+	// legacy is a request in the tool/list, tool/call, health/check
+	// dialect, which MetaForge answers itself.
+	legacy *legacyRequest
+}
+
+// legacyRequest is one JSON-RPC request of the legacy dialect.
+type legacyRequest struct {
+	ID     json.RawMessage `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params"`
+}
+
+var legacyMethods = map[string]bool{"tool/list": true, "tool/call": true, "health/check": true}
+
+// screen checks one frame against the limits and routes the legacy dialect.
+// A frame with no verdict goes on to the SDK.
+func screen(frame []byte) verdict {
+	if len(frame) > MaxFrameBytes {
+		return errorVerdict(nil, protocol.InvalidRequest, fmt.Sprintf("request too large: %d bytes, the limit is %d (16 MiB); send large data as a file path", len(frame), MaxFrameBytes), 413)
+	}
+	if d := nestingDepth(frame); d > MaxJSONDepth {
+		return errorVerdict(nil, protocol.ParseError, fmt.Sprintf("parse error: JSON nested %d levels deep, the limit is %d", d, MaxJSONDepth), 400)
+	}
+	if !json.Valid(frame) {
+		return errorVerdict(nil, protocol.ParseError, "parse error: the message is not valid JSON", 400)
+	}
+	trimmed := bytes.TrimLeft(frame, " \t\r\n")
+	switch {
+	case len(trimmed) > 0 && trimmed[0] == '[':
+		var batch []json.RawMessage
+		if err := json.Unmarshal(trimmed, &batch); err != nil {
+			return errorVerdict(nil, protocol.InvalidRequest, "invalid request: "+err.Error(), 400)
+		}
+		if len(batch) == 0 {
+			return errorVerdict(nil, protocol.InvalidRequest, "invalid request: an empty batch", 400)
+		}
+		if len(batch) > MaxBatch {
+			return errorVerdict(nil, protocol.InvalidRequest, fmt.Sprintf("invalid request: a batch of %d messages, the limit is %d", len(batch), MaxBatch), 400)
+		}
+	case len(trimmed) > 0 && trimmed[0] == '{':
+		var req legacyRequest
+		if err := json.Unmarshal(trimmed, &req); err == nil && legacyMethods[req.Method] {
+			return verdict{legacy: &req}
+		}
+	default:
+		return errorVerdict(nil, protocol.InvalidRequest, "invalid request: a JSON-RPC message is an object or a batch (array)", 400)
+	}
+	return verdict{}
+}
+
+func errorVerdict(id json.RawMessage, code protocol.Code, msg string, status int) verdict {
+	return verdict{reply: errorResponse(id, code, msg, nil), status: status}
+}
+
+// errorResponse is a JSON-RPC error response; id null when unknown.
+func errorResponse(id json.RawMessage, code protocol.Code, msg string, data json.RawMessage) []byte {
+	if len(id) == 0 {
+		id = json.RawMessage("null")
+	}
+	body := map[string]any{"code": int(code), "message": msg}
+	if len(data) > 0 {
+		body["data"] = data
+	}
+	b, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "error": body})
+	return b
+}
+
+// resultResponse is a JSON-RPC success response.
+func resultResponse(id json.RawMessage, result any) ([]byte, error) {
+	return json.Marshal(map[string]any{"jsonrpc": "2.0", "id": id, "result": result})
+}
+
+// nestingDepth is the deepest nesting of arrays and objects in b, counting
+// only brackets outside strings. It stops counting once past the limit.
+func nestingDepth(b []byte) int {
+	depth, deepest := 0, 0
+	inString, escaped := false, false
+	for _, c := range b {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inString = true
+		case '[', '{':
+			depth++
+			if depth > deepest {
+				deepest = depth
+				if deepest > MaxJSONDepth {
+					return deepest
+				}
+			}
+		case ']', '}':
+			depth--
+		}
+	}
+	return deepest
+}

@@ -1,0 +1,73 @@
+package mcpserver
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/metaforge/metaforge/protocol"
+)
+
+// HTTPHandler serves MCP Streamable HTTP on /mcp and the roll-up health on
+// /healthz. Bodies are screened like stdio lines before the SDK sees them.
+func (s *Server) HTTPHandler() http.Handler {
+	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+		Logger:              s.opts.Logger,
+		MaxRequestBodyBytes: MaxFrameBytes + 1,
+	})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", s.screenHTTP(streamable))
+	mux.HandleFunc("GET /healthz", s.serveHealthz)
+	return mux
+}
+
+func (s *Server) screenHTTP(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, MaxFrameBytes+1))
+		_ = r.Body.Close()
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, errorResponse(nil, protocol.ParseError, "could not read the request body: "+err.Error(), nil))
+			return
+		}
+		v := screen(body)
+		switch {
+		case v.reply != nil:
+			writeJSON(w, v.status, v.reply)
+		case v.legacy != nil:
+			resp := s.answerLegacy(r.Context(), v.legacy)
+			if resp == nil {
+				w.WriteHeader(http.StatusAccepted)
+				return
+			}
+			writeJSON(w, http.StatusOK, resp)
+		default:
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			r.ContentLength = int64(len(body))
+			next.ServeHTTP(w, r)
+		}
+	})
+}
+
+// serveHealthz is 200 whether healthy or degraded: the server is up and
+// telling the truth about its dependencies (spec 003).
+func (s *Server) serveHealthz(w http.ResponseWriter, r *http.Request) {
+	b, err := json.Marshal(s.opts.Health.Check(r.Context()))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	writeJSON(w, http.StatusOK, b)
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}

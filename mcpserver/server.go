@@ -1,0 +1,87 @@
+// Package mcpserver speaks MCP (stdio and Streamable HTTP) and the legacy
+// tool/list, tool/call, health/check dialect. It never runs a tool itself:
+// every tools/call starts a ToolCall workflow and relays its result.
+package mcpserver
+
+import (
+	"log/slog"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/health"
+)
+
+// ServerName is what initialize reports as serverInfo.name.
+const ServerName = "metaforge-mcp"
+
+// ProtocolVersions are the MCP revisions served. A newer client is answered
+// with the newest of these, per the SDK's negotiation.
+var ProtocolVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
+
+// Options configure a Server.
+type Options struct {
+	Registry *adapters.Registry
+	Engine   Engine
+	Health   *health.Checker
+	// Caller is the class this transport's connections belong to.
+	Caller  string
+	Version string
+	Logger  *slog.Logger
+}
+
+// Server is one MCP server over a registry. Build one per transport: the
+// transport decides the caller class.
+type Server struct {
+	opts Options
+	mcp  *mcp.Server
+}
+
+// New builds the server and registers every tool in the registry.
+func New(opts Options) *Server {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Caller == "" {
+		opts.Caller = CallerUntrusted
+	}
+	s := &Server{opts: opts}
+	s.mcp = mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "MetaForge", Version: opts.Version}, &mcp.ServerOptions{
+		Instructions: "MetaForge runs hardware-design tools (CAD, meshing, FEA, circuit simulation, board checks) as durable workflows. " +
+			"Every result carries _meta.callId; cite it, and fetch a result later with call.get_result if a connection drops.",
+		Logger:                    opts.Logger,
+		SupportedProtocolVersions: ProtocolVersions,
+		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+	})
+	s.mcp.AddReceivingMiddleware(s.rejectUnknownTools)
+	for _, m := range opts.Registry.Manifests() {
+		s.mcp.AddTool(toolFor(m), s.callTool)
+	}
+	return s
+}
+
+// MCP is the SDK server, for transports to connect.
+func (s *Server) MCP() *mcp.Server { return s.mcp }
+
+// toolFor is a manifest as MCP's tools/list shows it, with its annotations
+// from the one table.
+func toolFor(m adapters.Manifest) *mcp.Tool {
+	ann, _ := adapters.AnnotationsFor(m.ToolID)
+	t := &mcp.Tool{
+		Name:        m.ToolID,
+		Title:       m.Name,
+		Description: m.Description,
+		InputSchema: m.InputSchema,
+		Annotations: &mcp.ToolAnnotations{
+			Title:           m.Name,
+			ReadOnlyHint:    ann.ReadOnly,
+			DestructiveHint: &ann.Destructive,
+			IdempotentHint:  ann.Idempotent,
+			OpenWorldHint:   &ann.OpenWorld,
+		},
+	}
+	if len(m.OutputSchema) > 0 {
+		t.OutputSchema = m.OutputSchema
+	}
+	return t
+}

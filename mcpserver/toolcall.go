@@ -1,0 +1,125 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/workflows"
+)
+
+// rejectUnknownTools answers a tools/call for a tool nobody registered with
+// -32602 and the closest tool ids, before the SDK's plain "unknown tool".
+func (s *Server) rejectUnknownTools(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if method == "tools/call" {
+			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				if _, _, known := s.opts.Registry.Tool(r.Params.Name); !known {
+					return nil, s.unknownToolError(r.Params.Name)
+				}
+			}
+		}
+		return next(ctx, method, req)
+	}
+}
+
+func (s *Server) unknownToolError(name string) *jsonrpc.Error {
+	msg := fmt.Sprintf("unknown tool %q", name)
+	if near := s.opts.Registry.Suggest(name); len(near) > 0 {
+		msg += "; did you mean " + strings.Join(near, ", ") + "?"
+	} else {
+		msg += "; tools/list shows the tools this server has"
+	}
+	return rpcError(protocol.InvalidParams, msg, map[string]any{"error_type": protocol.InvalidParams.Name(), "tool_id": name})
+}
+
+// prepareCall resolves and validates a call; the returned input is ready for
+// the ToolCall workflow. Invalid arguments never start a workflow.
+func (s *Server) prepareCall(toolID string, args json.RawMessage, timeoutSeconds int, client string) (workflows.ToolCallInput, *jsonrpc.Error) {
+	m, _, ok := s.opts.Registry.Tool(toolID)
+	if !ok {
+		return workflows.ToolCallInput{}, s.unknownToolError(toolID)
+	}
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	if err := s.opts.Registry.ValidateArguments(toolID, args); err != nil {
+		var perr *protocol.Error
+		details := err.Error()
+		if errors.As(err, &perr) {
+			details = perr.Details
+		}
+		return workflows.ToolCallInput{}, rpcError(protocol.InvalidParams, fmt.Sprintf("%s: %s", toolID, details),
+			map[string]any{"error_type": protocol.InvalidParams.Name(), "tool_id": toolID, "details": details})
+	}
+	if timeoutSeconds == 0 {
+		timeoutSeconds = m.TimeoutSeconds
+	}
+	if timeoutSeconds < adapters.MinTimeoutSeconds || timeoutSeconds > adapters.MaxTimeoutSeconds {
+		return workflows.ToolCallInput{}, rpcError(protocol.InvalidParams,
+			fmt.Sprintf("timeout_seconds %d is outside %d..%d", timeoutSeconds, adapters.MinTimeoutSeconds, adapters.MaxTimeoutSeconds), nil)
+	}
+	return workflows.ToolCallInput{
+		CallID:         NewCallID(),
+		ToolID:         toolID,
+		AdapterID:      m.AdapterID,
+		Arguments:      args,
+		TimeoutSeconds: timeoutSeconds,
+		Idempotent:     m.Idempotent,
+		Retries:        m.Retries,
+		Caller:         s.opts.Caller,
+		Client:         client,
+	}, nil
+}
+
+// callTool is the MCP tools/call handler: validate, run the workflow, relay.
+func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	in, rpcErr := s.prepareCall(req.Params.Name, req.Params.Arguments, 0, clientName(req.Session))
+	if rpcErr != nil {
+		return nil, rpcErr
+	}
+	res, err := s.opts.Engine.RunCall(ctx, in)
+	if err != nil {
+		return nil, s.engineError(ctx, in, err)
+	}
+	return toolResult(res)
+}
+
+// engineError reports a call whose workflow could not be started or
+// followed. The callId is still given: the call may well be running.
+func (s *Server) engineError(ctx context.Context, in workflows.ToolCallInput, err error) *jsonrpc.Error {
+	if ctx.Err() != nil {
+		return rpcError(protocol.InternalError, fmt.Sprintf("stopped waiting for %s (callId %s): %v; the call runs on, fetch it with call.get_result", in.ToolID, in.CallID, ctx.Err()),
+			map[string]any{"callId": in.CallID, "tool_id": in.ToolID})
+	}
+	s.opts.Logger.Error("tools/call could not run through Temporal", "tool", in.ToolID, "callId", in.CallID, "error", err)
+	return rpcError(protocol.ToolUnavailable, fmt.Sprintf("%s could not be run through Temporal (callId %s): %v; check health.check", in.ToolID, in.CallID, err),
+		map[string]any{"error_type": protocol.ToolUnavailable.Name(), "callId": in.CallID, "tool_id": in.ToolID, "details": err.Error()})
+}
+
+func clientName(ss *mcp.ServerSession) string {
+	if ss == nil {
+		return ""
+	}
+	if p := ss.InitializeParams(); p != nil && p.ClientInfo != nil {
+		return p.ClientInfo.Name
+	}
+	return ""
+}
+
+func rpcError(code protocol.Code, msg string, data map[string]any) *jsonrpc.Error {
+	e := &jsonrpc.Error{Code: int64(code), Message: msg}
+	if data != nil {
+		if b, err := json.Marshal(data); err == nil {
+			e.Data = b
+		}
+	}
+	return e
+}
