@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -13,11 +14,18 @@ import (
 // Engine is all the MCP server asks of Temporal. It is small so the server's
 // tests can run it against the real embedded server with nothing mocked.
 type Engine interface {
-	// RunCall starts the ToolCall workflow for a call and waits for its
-	// result. If ctx ends first (the client went away), the workflow runs
-	// on; its result stays available by callId.
-	RunCall(ctx context.Context, in workflows.ToolCallInput) (workflows.ToolCallResult, error)
+	// StartCall starts the ToolCall workflow for a call. Once it returns
+	// nil the call is durable: it runs to its end whatever the client does.
+	StartCall(ctx context.Context, in workflows.ToolCallInput) error
+	// AwaitCall waits for a started call's result. If ctx ends first (the
+	// client went away) the workflow runs on, and its result stays
+	// available by callId.
+	AwaitCall(ctx context.Context, callID string) (workflows.ToolCallResult, error)
 }
+
+// startTimeout bounds starting a workflow. The start is detached from the
+// client's cancellation, so a call is either started whole or not at all.
+const startTimeout = 30 * time.Second
 
 // TemporalEngine runs calls as ToolCall workflows.
 type TemporalEngine struct {
@@ -28,9 +36,8 @@ type TemporalEngine struct {
 	Eager bool
 }
 
-// RunCall starts workflow call-<callId> with its search attributes and
-// waits for it.
-func (e TemporalEngine) RunCall(ctx context.Context, in workflows.ToolCallInput) (workflows.ToolCallResult, error) {
+// StartCall starts workflow call-<callId> with its search attributes.
+func (e TemporalEngine) StartCall(ctx context.Context, in workflows.ToolCallInput) error {
 	attrs := []temporal.SearchAttributeUpdate{
 		workflows.AttrTool.ValueSet(in.ToolID),
 		workflows.AttrAdapter.ValueSet(in.AdapterID),
@@ -40,18 +47,25 @@ func (e TemporalEngine) RunCall(ctx context.Context, in workflows.ToolCallInput)
 	if in.Client != "" {
 		attrs = append(attrs, workflows.AttrClient.ValueSet(in.Client))
 	}
-	run, err := e.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
+	defer cancel()
+	_, err := e.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                    workflows.CallWorkflowID(in.CallID),
 		TaskQueue:             workflows.TaskQueue,
 		TypedSearchAttributes: temporal.NewSearchAttributes(attrs...),
 		EnableEagerStart:      e.Eager,
 	}, "ToolCall", in)
 	if err != nil {
-		return workflows.ToolCallResult{}, fmt.Errorf("start workflow %s: %w", workflows.CallWorkflowID(in.CallID), err)
+		return fmt.Errorf("start workflow %s: %w", workflows.CallWorkflowID(in.CallID), err)
 	}
+	return nil
+}
+
+// AwaitCall waits for workflow call-<callId> to return its result.
+func (e TemporalEngine) AwaitCall(ctx context.Context, callID string) (workflows.ToolCallResult, error) {
 	var res workflows.ToolCallResult
-	if err := run.Get(ctx, &res); err != nil {
-		return workflows.ToolCallResult{}, fmt.Errorf("workflow %s: %w", workflows.CallWorkflowID(in.CallID), err)
+	if err := e.Client.GetWorkflow(ctx, workflows.CallWorkflowID(callID), "").Get(ctx, &res); err != nil {
+		return workflows.ToolCallResult{}, fmt.Errorf("workflow %s: %w", workflows.CallWorkflowID(callID), err)
 	}
 	return res, nil
 }

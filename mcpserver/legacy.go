@@ -70,9 +70,9 @@ func (s *Server) dispatchLegacy(ctx context.Context, req *legacyRequest) (any, *
 			}
 			return nil, rpcErr
 		}
-		res, err := s.opts.Engine.RunCall(ctx, in)
-		if err != nil {
-			return nil, s.engineError(ctx, in, err)
+		res, rpcErr := s.runCall(ctx, in, nil)
+		if rpcErr != nil {
+			return nil, rpcErr
 		}
 		return legacyResult(res)
 	case "health/check":

@@ -85,23 +85,52 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if rpcErr != nil {
 		return nil, rpcErr
 	}
-	res, err := s.opts.Engine.RunCall(ctx, in)
+	res, err := s.runCall(ctx, in, func() { announceCall(ctx, req, in) })
 	if err != nil {
-		return nil, s.engineError(ctx, in, err)
+		return nil, err
 	}
 	return toolResult(res)
 }
 
-// engineError reports a call whose workflow could not be started or
-// followed. The callId is still given: the call may well be running.
-func (s *Server) engineError(ctx context.Context, in workflows.ToolCallInput, err error) *jsonrpc.Error {
-	if ctx.Err() != nil {
-		return rpcError(protocol.InternalError, fmt.Sprintf("stopped waiting for %s (callId %s): %v; the call runs on, fetch it with call.get_result", in.ToolID, in.CallID, ctx.Err()),
-			map[string]any{"callId": in.CallID, "tool_id": in.ToolID})
+// runCall starts a call's workflow, tells started (when the call is
+// durable), and waits for its result.
+func (s *Server) runCall(ctx context.Context, in workflows.ToolCallInput, started func()) (workflows.ToolCallResult, *jsonrpc.Error) {
+	if err := s.opts.Engine.StartCall(ctx, in); err != nil {
+		s.opts.Logger.Error("tools/call could not start through Temporal", "tool", in.ToolID, "callId", in.CallID, "error", err)
+		return workflows.ToolCallResult{}, rpcError(protocol.ToolUnavailable,
+			fmt.Sprintf("%s could not be started through Temporal: %v; check health.check", in.ToolID, err),
+			map[string]any{"error_type": protocol.ToolUnavailable.Name(), "tool_id": in.ToolID, "details": err.Error()})
 	}
-	s.opts.Logger.Error("tools/call could not run through Temporal", "tool", in.ToolID, "callId", in.CallID, "error", err)
-	return rpcError(protocol.ToolUnavailable, fmt.Sprintf("%s could not be run through Temporal (callId %s): %v; check health.check", in.ToolID, in.CallID, err),
-		map[string]any{"error_type": protocol.ToolUnavailable.Name(), "callId": in.CallID, "tool_id": in.ToolID, "details": err.Error()})
+	if started != nil {
+		started()
+	}
+	res, err := s.opts.Engine.AwaitCall(ctx, in.CallID)
+	if err != nil {
+		if ctx.Err() != nil {
+			return res, rpcError(protocol.InternalError,
+				fmt.Sprintf("stopped waiting for %s (callId %s): %v; the call runs on, fetch its outcome with call.get_result", in.ToolID, in.CallID, ctx.Err()),
+				map[string]any{"callId": in.CallID, "tool_id": in.ToolID})
+		}
+		return res, rpcError(protocol.ToolUnavailable,
+			fmt.Sprintf("lost track of %s (callId %s): %v; fetch its outcome with call.get_result", in.ToolID, in.CallID, err),
+			map[string]any{"error_type": protocol.ToolUnavailable.Name(), "callId": in.CallID, "tool_id": in.ToolID, "details": err.Error()})
+	}
+	return res, nil
+}
+
+// announceCall tells a client that asked for progress which callId its call
+// has, before it runs: a client that then loses its connection can still
+// fetch the outcome with call.get_result.
+func announceCall(ctx context.Context, req *mcp.CallToolRequest, in workflows.ToolCallInput) {
+	token := req.Params.GetProgressToken()
+	if token == nil || req.Session == nil {
+		return
+	}
+	_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+		ProgressToken: token,
+		Progress:      0,
+		Message:       fmt.Sprintf("callId %s: %s is running as Temporal workflow %s", in.CallID, in.ToolID, workflows.CallWorkflowID(in.CallID)),
+	})
 }
 
 func clientName(ss *mcp.ServerSession) string {

@@ -47,14 +47,19 @@ func (c Code) Name() string {
 	return fmt.Sprintf("CODE_%d", int(c))
 }
 
-// CodeByName returns the code with the given taxonomy name.
-func CodeByName(name string) (Code, bool) {
+var codesByName = func() map[string]Code {
+	m := make(map[string]Code, len(codeNames))
 	for c, n := range codeNames {
-		if n == name {
-			return c, true
-		}
+		m[n] = c
 	}
-	return 0, false
+	return m
+}()
+
+// CodeByName returns the code with the given taxonomy name. Workflows call
+// it, so it is a lookup, never an iteration over a map.
+func CodeByName(name string) (Code, bool) {
+	c, ok := codesByName[name]
+	return c, ok
 }
 
 // Error is a MetaForge error with its taxonomy code. Adapters return it to say

@@ -225,14 +225,14 @@ func prepareSQLite(dataDir, namespace string) (*config.SQL, error) {
 	for k, v := range sqlitePragmas {
 		conf.ConnectAttributes[k] = v
 	}
+	// An in-memory database gets its schema from the SQLite plugin; a file
+	// needs it once, when new.
 	if dataDir != "" {
 		if _, err := os.Stat(conf.DatabaseName); errors.Is(err, os.ErrNotExist) {
 			if err := sqliteschema.SetupSchema(conf); err != nil {
 				return nil, fmt.Errorf("set up temporal schema in %s: %w", conf.DatabaseName, err)
 			}
 		}
-	} else if err := sqliteschema.SetupSchema(conf); err != nil {
-		return nil, fmt.Errorf("set up in-memory temporal schema: %w", err)
 	}
 	ns, err := sqliteschema.NewNamespaceConfig("active", namespace, false, SearchAttributes)
 	if err != nil {

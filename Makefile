@@ -1,0 +1,46 @@
+# MetaForge. Every target uses the approved toolchain (deps.md): the
+# machine's own Go is older than the Temporal server needs.
+export GOTOOLCHAIN := go1.27.3
+
+GO            ?= go
+BIN           := bin/metaforge
+WORKFLOWCHECK := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
+TEST_TIMEOUT  ?= 25m
+
+.PHONY: build run test test-deps check fmt-check vet workflowcheck bench
+
+build:
+	$(GO) build -o $(BIN) ./cmd/metaforge
+
+# Starts MetaForge with everything embedded: Temporal on :7233, its UI on
+# :8233, MCP on http://127.0.0.1:8765/mcp.
+run: build
+	./$(BIN) serve
+
+# The whole suite: static checks, then every package's tests (the embedded
+# Temporal server, the TypeScript MCP SDK as an independent client).
+test: test-deps check
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+
+# What the tests need beyond Go, installed if missing (deploy/test-deps.sh).
+test-deps:
+	bash deploy/test-deps.sh
+
+check: fmt-check vet workflowcheck
+
+fmt-check:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './e2e/node_modules/*')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet ./...
+
+# Workflows must be deterministic: no I/O, clocks, randomness or map-order
+# decisions.
+workflowcheck:
+	$(GO) run $(WORKFLOWCHECK) ./workflows/...
+
+# Latency and throughput of a tools/call through the durable path, beside the
+# same tool in-process. Figures go to BENCHMARKS.md.
+bench:
+	$(GO) test ./bench -run '^$$' -bench . -benchtime 500x -count 1 -timeout 20m

@@ -1,0 +1,114 @@
+// Package adaptertest is a test fixture: an adapter named "fixture" whose
+// tools misbehave on request (refuse, sleep, fail transiently, count
+// attempts), for tests of the durable call path. It is never registered by
+// the metaforge binary.
+package adaptertest
+
+import (
+	"context"
+	"encoding/json"
+	"sync"
+	"time"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/protocol"
+)
+
+// Fixture is the test-fixture adapter. The zero value is ready to use.
+type Fixture struct {
+	mu       sync.Mutex
+	attempts map[string]int // per "key" argument
+}
+
+// Attempts is how many times a tool ran for the given key.
+func (f *Fixture) Attempts(key string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.attempts[key]
+}
+
+func (f *Fixture) count(key string) int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.attempts == nil {
+		f.attempts = map[string]int{}
+	}
+	f.attempts[key]++
+	return f.attempts[key]
+}
+
+// ID is "fixture".
+func (f *Fixture) ID() string { return "fixture" }
+
+// Version of the fixture.
+func (f *Fixture) Version() string { return "test" }
+
+const keyed = `{"type":"object","properties":{"key":{"type":"string"},"sleep_ms":{"type":"integer","minimum":0},"fail_times":{"type":"integer","minimum":0}},"additionalProperties":false}`
+
+// Manifests: fixture.echo, .refuse, .sleep (idempotent), .sleep_once (not
+// idempotent), .flaky (idempotent, fails transiently fail_times times).
+func (f *Fixture) Manifests() []adapters.Manifest {
+	m := func(name string, idempotent bool, timeout int) adapters.Manifest {
+		return adapters.Manifest{ToolID: "fixture." + name, AdapterID: "fixture", Name: name, Description: "test fixture: " + name,
+			Capability: "test", InputSchema: json.RawMessage(keyed), Idempotent: idempotent, TimeoutSeconds: timeout}
+	}
+	return []adapters.Manifest{
+		m("echo", true, 30),
+		m("refuse", true, 30),
+		m("sleep", true, 60),
+		m("sleep_once", false, 60),
+		m("flaky", true, 30),
+		m("timeout", true, 1),
+	}
+}
+
+type fixtureArgs struct {
+	Key       string `json:"key"`
+	SleepMs   int    `json:"sleep_ms"`
+	FailTimes int    `json:"fail_times"`
+}
+
+// Call runs a fixture tool.
+func (f *Fixture) Call(ctx context.Context, toolID string, raw json.RawMessage) (*adapters.Result, error) {
+	var a fixtureArgs
+	if err := json.Unmarshal(raw, &a); err != nil {
+		return nil, protocol.Invalid("%v", err)
+	}
+	n := f.count(a.Key)
+	sleep := func(d time.Duration) error {
+		select {
+		case <-time.After(d):
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	switch toolID {
+	case "fixture.echo":
+	case "fixture.refuse":
+		return nil, protocol.Refusal("fixture refuses key %q; pass another key", a.Key)
+	case "fixture.sleep", "fixture.sleep_once":
+		if err := sleep(time.Duration(a.SleepMs) * time.Millisecond); err != nil {
+			return nil, err
+		}
+	case "fixture.flaky":
+		if n <= a.FailTimes {
+			return nil, protocol.Transient("fixture transient failure %d of %d", n, a.FailTimes)
+		}
+	case "fixture.timeout":
+		if err := sleep(time.Hour); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, protocol.Invalid("unknown fixture tool %s", toolID)
+	}
+	data, _ := json.Marshal(map[string]any{"key": a.Key, "attempt": n, "tool": toolID})
+	return &adapters.Result{Data: data}, nil
+}
+
+// Health always answers.
+func (f *Fixture) Health(ctx context.Context) (adapters.HealthStatus, error) {
+	return adapters.HealthStatus{AdapterID: "fixture", Status: "healthy", Version: "test", ToolsAvailable: len(f.Manifests())}, nil
+}
+
+var _ adapters.Adapter = (*Fixture)(nil)

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Installs what MetaForge's tests need beyond Go, when it is missing:
+# Node.js and npm (the TypeScript MCP SDK drives the server as an
+# independent client), and that SDK from npm at the version e2e/package-lock
+# pins. Safe to run again: it installs nothing that is already there.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+apt_install() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "test-deps: missing $*; install them (apt-get install $*) or run as root" >&2
+		exit 1
+	fi
+	if [ -z "${APT_UPDATED:-}" ]; then
+		apt-get update -qq
+		APT_UPDATED=1
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+command -v node >/dev/null 2>&1 || apt_install nodejs
+command -v npm >/dev/null 2>&1 || apt_install npm
+
+if [ -f e2e/package.json ]; then
+	if [ ! -d e2e/node_modules/@modelcontextprotocol/sdk ]; then
+		(cd e2e && npm ci --no-audit --no-fund --loglevel=error)
+	fi
+fi
