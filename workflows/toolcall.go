@@ -69,9 +69,7 @@ func ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
 		MaximumInterval:    5 * time.Second,
 		MaximumAttempts:    1,
 	}
-	if in.Idempotent {
-		policy.MaximumAttempts = int32(1 + in.Retries)
-	}
+	policy.MaximumAttempts = attemptsAllowed(in)
 	opts := workflow.ActivityOptions{
 		TaskQueue:           AdapterTaskQueue(in.AdapterID),
 		StartToCloseTimeout: timeout,
@@ -110,9 +108,11 @@ func failedCall(in ToolCallInput, err error) ToolCallResult {
 	var appErr *temporal.ApplicationError
 	switch {
 	case errors.As(err, &timeoutErr) && timeoutErr.TimeoutType() == enumspb.TIMEOUT_TYPE_HEARTBEAT:
+		res.Attempts = attemptsAllowed(in)
 		res.Error = &CallError{Code: int(protocol.ToolExecutionError), Type: protocol.ToolExecutionError.Name(),
 			Details: fmt.Sprintf("the worker running %s stopped responding (no heartbeat for %s)%s", in.ToolID, HeartbeatTimeout, notRetriedNote(in))}
 	case errors.As(err, &timeoutErr):
+		res.Attempts = attemptsAllowed(in)
 		res.DurationMs = float64(in.TimeoutSeconds) * 1000
 		res.Error = &CallError{Code: int(protocol.ToolTimeout), Type: protocol.ToolTimeout.Name(),
 			Details: fmt.Sprintf("%s exceeded its timeout of %ds%s; pass a larger timeout_seconds (up to 3600) or a smaller problem", in.ToolID, in.TimeoutSeconds, notRetriedNote(in))}
@@ -132,6 +132,15 @@ func failedCall(in ToolCallInput, err error) ToolCallResult {
 		res.Error = &CallError{Code: int(protocol.ToolExecutionError), Type: protocol.ToolExecutionError.Name(), Details: err.Error()}
 	}
 	return res
+}
+
+// attemptsAllowed is how many times the policy lets a tool run: every one
+// of them was used when the last attempt timed out.
+func attemptsAllowed(in ToolCallInput) int32 {
+	if in.Idempotent {
+		return int32(1 + in.Retries)
+	}
+	return 1
 }
 
 func notRetriedNote(in ToolCallInput) string {
