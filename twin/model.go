@@ -1,0 +1,215 @@
+// Package twin is the digital twin: projects, items and their revisions,
+// requirements, evidence, decisions and claims, as a graph behind one Store
+// interface. It knows nothing of MCP or Temporal. Two stores implement it:
+// Neo4j for real deployments and an in-memory one for zero-config use; both
+// pass the same suite (storetest).
+package twin
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Project is one design: everything else in the twin belongs to one.
+type Project struct {
+	ID          string    `json:"project_id"`
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+	UpdatedAt   time.Time `json:"updated_at"`
+}
+
+// Node is one vertex of the twin: a revision of an item (a CAD model, a
+// constraint set, a decision...) or a record (evidence, a claim).
+type Node struct {
+	ID         string         `json:"node_id"`
+	ProjectID  string         `json:"project_id"`
+	Type       string         `json:"node_type"`
+	Name       string         `json:"name"`
+	Properties map[string]any `json:"properties,omitempty"`
+	// Revision fields; empty for records.
+	ItemKey      string `json:"item_key,omitempty"`
+	Revision     int    `json:"revision,omitempty"`
+	ChangeReason string `json:"change_reason,omitempty"`
+	Author       string `json:"author,omitempty"`
+	// CallID is the write that made the node: its idempotency key.
+	CallID    string    `json:"call_id,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Ref is the node's item ref, KEY@n, or "" for a record.
+func (n Node) Ref() string {
+	if n.ItemKey == "" {
+		return ""
+	}
+	return ItemRef(n.ItemKey, n.Revision)
+}
+
+// Item is what revisions are revisions of: a part keeps its key while its
+// name, geometry and requirements change.
+type Item struct {
+	Key          string    `json:"key"`
+	ProjectID    string    `json:"project_id"`
+	ItemType     string    `json:"item_type"`
+	Name         string    `json:"name"`
+	HeadRevision int       `json:"head_revision"`
+	HeadNodeID   string    `json:"head_node_id"`
+	CreatedAt    time.Time `json:"created_at"`
+	UpdatedAt    time.Time `json:"updated_at"`
+}
+
+// HeadRef is KEY@head.
+func (i Item) HeadRef() string { return ItemRef(i.Key, i.HeadRevision) }
+
+// Edge is a typed, directed relation between two nodes.
+type Edge struct {
+	Type       string         `json:"type"`
+	From       string         `json:"from"`
+	To         string         `json:"to"`
+	Properties map[string]any `json:"properties,omitempty"`
+}
+
+// Link is an edge a write creates from its new node to an existing one.
+type Link struct {
+	Type       string         `json:"type"`
+	To         string         `json:"to"`
+	Properties map[string]any `json:"properties,omitempty"`
+}
+
+// Edge types the stores know. REVISION_OF points from a revision to the one
+// it revises.
+const (
+	EdgeRevisionOf   = "REVISION_OF"
+	EdgeValidAgainst = "VALID_AGAINST"
+	EdgeDependsOn    = "DEPENDS_ON"
+	EdgeVerifies     = "VERIFIES"
+	EdgeSupports     = "SUPPORTS"
+	EdgeContains     = "CONTAINS"
+	EdgeUses         = "USES"
+	EdgeConstrains   = "CONSTRAINED_BY"
+)
+
+// Direction of a walk along edges.
+type Direction string
+
+// Directions of a walk.
+const (
+	Outgoing Direction = "outgoing"
+	Incoming Direction = "incoming"
+	Both     Direction = "both"
+)
+
+// Neighbor is a node reached over one edge.
+type Neighbor struct {
+	Edge Edge `json:"edge"`
+	Node Node `json:"node"`
+}
+
+// RevisionWrite asks for the next revision of an item.
+type RevisionWrite struct {
+	ProjectID string
+	ItemType  string
+	Name      string
+	// ItemKey names the item ("KEY"), or asserts its head ("KEY@n"). A
+	// bare key no item has yet names a new item. Empty: the item of the
+	// same name and type in the project, or a new one.
+	ItemKey string
+	// Supersedes is the node id of an earlier revision whose item this
+	// write revises.
+	Supersedes   string
+	ChangeReason string
+	Author       string
+	Properties   map[string]any
+	Links        []Link
+	// IdempotencyKey (the callId): a write that repeats one returns what
+	// the first wrote and writes nothing.
+	IdempotencyKey string
+}
+
+// RecordWrite asks for a record: a node that is not a revision of an item.
+type RecordWrite struct {
+	ProjectID      string
+	Type           string
+	Name           string
+	Properties     map[string]any
+	Links          []Link
+	IdempotencyKey string
+}
+
+// ProjectUpdate changes a project's name or description (nil: unchanged).
+type ProjectUpdate struct {
+	Name        *string
+	Description *string
+}
+
+// Errors every store returns, so callers can tell them apart.
+var (
+	ErrNotFound      = errors.New("not found")
+	ErrDuplicateName = errors.New("duplicate name")
+	ErrStaleRevision = errors.New("stale revision")
+	ErrInvalid       = errors.New("invalid")
+)
+
+// ItemRef formats KEY@n.
+func ItemRef(key string, revision int) string { return key + "@" + strconv.Itoa(revision) }
+
+// ParseItemRef splits "KEY@n" into KEY and n; a bare key has n == 0.
+func ParseItemRef(ref string) (key string, revision int, err error) {
+	ref = strings.TrimSpace(ref)
+	key, rev, found := strings.Cut(ref, "@")
+	if key == "" {
+		return "", 0, fmt.Errorf("%w: item ref %q has no key", ErrInvalid, ref)
+	}
+	if !found {
+		return key, 0, nil
+	}
+	n, err := strconv.Atoi(rev)
+	if err != nil || n < 1 {
+		return "", 0, fmt.Errorf("%w: item ref %q: the revision after @ must be a positive number", ErrInvalid, ref)
+	}
+	return key, n, nil
+}
+
+// keyPrefixes gives each item type its key prefix (CAD-BRACKET).
+var keyPrefixes = map[string]string{
+	"cad_model":           "CAD",
+	"constraint_set":      "CS",
+	"decision":            "DEC",
+	"prd":                 "PRD",
+	"document":            "DOC",
+	"component_selection": "BOM",
+	"intent":              "INT",
+	"stakeholder_need":    "NEED",
+	"objective":           "OBJ",
+}
+
+// NewItemKey derives a key from an item's type and name: CAD-LEFT-BRACKET.
+func NewItemKey(itemType, name string) string {
+	prefix, ok := keyPrefixes[itemType]
+	if !ok {
+		prefix = strings.ToUpper(itemType)
+	}
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToUpper(name) {
+		switch {
+		case r >= 'A' && r <= 'Z' || r >= '0' && r <= '9':
+			b.WriteRune(r)
+			dash = false
+		case !dash && b.Len() > 0:
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	slug := strings.TrimRight(b.String(), "-")
+	if len(slug) > 40 {
+		slug = strings.TrimRight(slug[:40], "-")
+	}
+	if slug == "" {
+		slug = "ITEM"
+	}
+	return prefix + "-" + slug
+}
