@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -39,8 +41,11 @@ type legacyRequest struct {
 var legacyMethods = map[string]bool{"tool/list": true, "tool/call": true, "health/check": true}
 
 // screen checks one frame against the limits and routes the legacy dialect.
-// A frame with no verdict goes on to the SDK.
-func screen(frame []byte) verdict {
+// A frame with no verdict goes on to the SDK, which must then be able to
+// decode it: anything it would choke on is answered here. batches says
+// whether the connection's MCP revision has JSON-RPC batches (2025-03-26
+// and before).
+func screen(frame []byte, batches bool) verdict {
 	if len(frame) > MaxFrameBytes {
 		return errorVerdict(nil, protocol.InvalidRequest, fmt.Sprintf("request too large: %d bytes, the limit is %d (16 MiB); send large data as a file path", len(frame), MaxFrameBytes), 413)
 	}
@@ -51,27 +56,67 @@ func screen(frame []byte) verdict {
 		return errorVerdict(nil, protocol.ParseError, "parse error: the message is not valid JSON", 400)
 	}
 	trimmed := bytes.TrimLeft(frame, " \t\r\n")
-	switch {
-	case len(trimmed) > 0 && trimmed[0] == '[':
+	switch trimmed[0] {
+	case '[':
 		var batch []json.RawMessage
 		if err := json.Unmarshal(trimmed, &batch); err != nil {
 			return errorVerdict(nil, protocol.InvalidRequest, "invalid request: "+err.Error(), 400)
 		}
-		if len(batch) == 0 {
+		switch {
+		case len(batch) == 0:
 			return errorVerdict(nil, protocol.InvalidRequest, "invalid request: an empty batch", 400)
-		}
-		if len(batch) > MaxBatch {
+		case len(batch) > MaxBatch:
 			return errorVerdict(nil, protocol.InvalidRequest, fmt.Sprintf("invalid request: a batch of %d messages, the limit is %d", len(batch), MaxBatch), 400)
+		case !batches:
+			return errorVerdict(nil, protocol.InvalidRequest, "invalid request: JSON-RPC batches are not part of MCP 2025-06-18 and later (nor before initialize); send the messages one by one", 400)
 		}
-	case len(trimmed) > 0 && trimmed[0] == '{':
+		ids := map[string]bool{}
+		for i, m := range batch {
+			msg, err := jsonrpc.DecodeMessage(m)
+			if err != nil {
+				return errorVerdict(nil, protocol.InvalidRequest, fmt.Sprintf("invalid request: batch message %d: %v", i, err), 400)
+			}
+			if req, ok := msg.(*jsonrpc.Request); ok && req.ID.IsValid() {
+				id := fmt.Sprint(req.ID.Raw())
+				if ids[id] {
+					return errorVerdict(nil, protocol.InvalidRequest, fmt.Sprintf("invalid request: id %s appears twice in one batch", id), 400)
+				}
+				ids[id] = true
+			}
+		}
+	case '{':
 		var req legacyRequest
 		if err := json.Unmarshal(trimmed, &req); err == nil && legacyMethods[req.Method] {
 			return verdict{legacy: &req}
+		}
+		if _, err := jsonrpc.DecodeMessage(trimmed); err != nil {
+			return errorVerdict(idOf(trimmed), protocol.InvalidRequest, "invalid request: not a JSON-RPC 2.0 message: "+err.Error(), 400)
 		}
 	default:
 		return errorVerdict(nil, protocol.InvalidRequest, "invalid request: a JSON-RPC message is an object or a batch (array)", 400)
 	}
 	return verdict{}
+}
+
+// idOf is a message's id when it is a valid one (a string or a number), so
+// an error can answer it; otherwise nil, answered as id null.
+func idOf(msg []byte) json.RawMessage {
+	var m struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(msg, &m) != nil || len(m.ID) == 0 {
+		return nil
+	}
+	switch m.ID[0] {
+	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+		return m.ID
+	}
+	return nil
+}
+
+// batchesAllowed says whether an MCP revision has JSON-RPC batches.
+func batchesAllowed(protocolVersion string) bool {
+	return protocolVersion == "2024-11-05" || protocolVersion == "2025-03-26"
 }
 
 func errorVerdict(id json.RawMessage, code protocol.Code, msg string, status int) verdict {

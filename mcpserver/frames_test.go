@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -14,7 +15,7 @@ func nested(depth int) []byte {
 func batch(n int) []byte {
 	var parts []string
 	for i := range n {
-		parts = append(parts, `{"jsonrpc":"2.0","id":`+string(rune('0'+i%10))+`,"method":"ping"}`)
+		parts = append(parts, `{"jsonrpc":"2.0","id":`+strconv.Itoa(i)+`,"method":"ping"}`)
 	}
 	return []byte("[" + strings.Join(parts, ",") + "]")
 }
@@ -27,22 +28,27 @@ func TestScreen(t *testing.T) {
 		frame  []byte
 		code   int // 0: passes on
 		status int
-		legacy bool
+		legacy  bool
+		batches bool
 	}{
-		{"a request", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), 0, 0, false},
-		{"malformed", []byte(`{"jsonrpc":"2.0","id":1,`), -32700, 400, false},
-		{"a bare string", []byte(`"hello"`), -32600, 400, false},
-		{"over 16 MiB", big, -32600, 413, false},
-		{"nesting 128 is allowed", nested(128), 0, 0, false},
-		{"nesting 129", nested(129), -32700, 400, false},
-		{"brackets inside strings do not nest", []byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"s":"` + strings.Repeat("[", 500) + `"}}`), 0, 0, false},
-		{"batch of 100", batch(100), 0, 0, false},
-		{"batch of 101", batch(101), -32600, 400, false},
-		{"empty batch", []byte(`[]`), -32600, 400, false},
-		{"legacy tool/call", []byte(`{"jsonrpc":"2.0","id":"r1","method":"tool/call","params":{"tool_id":"x.y"}}`), 0, 0, true},
+		{"a request", []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`), 0, 0, false, false},
+		{"malformed", []byte(`{"jsonrpc":"2.0","id":1,`), -32700, 400, false, false},
+		{"a bare string", []byte(`"hello"`), -32600, 400, false, false},
+		{"over 16 MiB", big, -32600, 413, false, false},
+		{"nesting 128 is allowed", nested(128), 0, 0, false, false},
+		{"nesting 129", nested(129), -32700, 400, false, false},
+		{"brackets inside strings do not nest", []byte(`{"jsonrpc":"2.0","id":1,"method":"x","params":{"s":"` + strings.Repeat("[", 500) + `"}}`), 0, 0, false, false},
+		{"batch of 100", batch(100), 0, 0, false, true},
+		{"batch where the revision has none", batch(2), -32600, 400, false, false},
+		{"batch with a duplicate id", []byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","id":1,"method":"ping"}]`), -32600, 400, false, true},
+		{"not JSON-RPC", []byte(`{"foo":1}`), -32600, 400, false, false},
+		{"id an object", []byte(`{"jsonrpc":"2.0","id":{"a":1},"method":"tools/list"}`), -32600, 400, false, false},
+		{"batch of 101", batch(101), -32600, 400, false, true},
+		{"empty batch", []byte(`[]`), -32600, 400, false, false},
+		{"legacy tool/call", []byte(`{"jsonrpc":"2.0","id":"r1","method":"tool/call","params":{"tool_id":"x.y"}}`), 0, 0, true, false},
 	}
 	for _, c := range cases {
-		v := screen(c.frame)
+		v := screen(c.frame, c.batches)
 		if c.legacy != (v.legacy != nil) {
 			t.Errorf("%s: legacy = %v, want %v", c.name, v.legacy != nil, c.legacy)
 		}

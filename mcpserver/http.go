@@ -36,7 +36,7 @@ func (s *Server) screenHTTP(next http.Handler) http.Handler {
 			writeJSON(w, http.StatusBadRequest, errorResponse(nil, protocol.ParseError, "could not read the request body: "+err.Error(), nil))
 			return
 		}
-		v := screen(body)
+		v := screen(body, batchesAllowed(protocolVersionOf(r)))
 		switch {
 		case v.reply != nil:
 			writeJSON(w, v.status, v.reply)
@@ -53,6 +53,15 @@ func (s *Server) screenHTTP(next http.Handler) http.Handler {
 			next.ServeHTTP(w, r)
 		}
 	})
+}
+
+// protocolVersionOf is the request's MCP revision; a request without the
+// header is taken to be 2025-03-26, as the transport specification says.
+func protocolVersionOf(r *http.Request) string {
+	if v := r.Header.Get("Mcp-Protocol-Version"); v != "" {
+		return v
+	}
+	return "2025-03-26"
 }
 
 // serveHealthz is 200 whether healthy or degraded: the server is up and

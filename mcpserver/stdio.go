@@ -16,9 +16,9 @@ import (
 
 // ServeStdio serves MCP on newline-delimited JSON-RPC until in ends or ctx
 // is done. Only protocol messages are written to out. Each line is
-// screened first: one that breaks a limit is answered with an error and the
-// connection goes on; legacy requests are answered here; the rest flow to
-// the SDK through a pipe.
+// screened first: one that breaks a limit or is not JSON-RPC is answered
+// with an error and the connection goes on; legacy requests are answered
+// here; the rest flow to the SDK through a pipe.
 func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) error {
 	w := &lineWriter{w: out}
 	toSDK, fromScreen := io.Pipe()
@@ -26,39 +26,64 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 	if err != nil {
 		return fmt.Errorf("start MCP session on stdio: %w", err)
 	}
+	sessionDone := make(chan error, 1)
+	go func() { sessionDone <- session.Wait() }()
+
 	var legacy sync.WaitGroup
-	readErr := readLines(in, func(line []byte, tooLong bool) error {
-		if tooLong {
-			w.writeLine(errorResponse(nil, protocol.InvalidRequest, fmt.Sprintf("request too large: a message line is over %d bytes (16 MiB); send large data as a file path", MaxFrameBytes), nil))
-			return nil
-		}
-		v := screen(line)
-		switch {
-		case v.reply != nil:
-			w.writeLine(v.reply)
-		case v.legacy != nil:
-			legacy.Go(func() {
-				if resp := s.answerLegacy(ctx, v.legacy); resp != nil {
-					w.writeLine(resp)
-				}
-			})
-		default:
-			if _, err := fromScreen.Write(append(line, '\n')); err != nil {
-				return err
+	readDone := make(chan error, 1)
+	go func() {
+		readDone <- readLines(in, func(line []byte, tooLong bool) error {
+			if tooLong {
+				w.writeLine(errorResponse(nil, protocol.InvalidRequest, fmt.Sprintf("request too large: a message line is over %d bytes (16 MiB); send large data as a file path", MaxFrameBytes), nil))
+				return nil
 			}
+			v := screen(line, sessionHasBatches(session))
+			switch {
+			case v.reply != nil:
+				w.writeLine(v.reply)
+			case v.legacy != nil:
+				legacy.Go(func() {
+					if resp := s.answerLegacy(ctx, v.legacy); resp != nil {
+						w.writeLine(resp)
+					}
+				})
+			default:
+				if _, err := fromScreen.Write(append(line, '\n')); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}()
+
+	select {
+	case readErr := <-readDone:
+		legacy.Wait()
+		_ = fromScreen.Close()
+		waitErr := <-sessionDone
+		if readErr != nil && !errors.Is(readErr, io.ErrClosedPipe) {
+			return readErr
+		}
+		if waitErr != nil && !errors.Is(waitErr, io.EOF) && ctx.Err() == nil {
+			return waitErr
 		}
 		return nil
-	})
-	legacy.Wait()
-	_ = fromScreen.Close()
-	waitErr := session.Wait()
-	if readErr != nil && !errors.Is(readErr, io.ErrClosedPipe) {
-		return readErr
+	case waitErr := <-sessionDone:
+		// The SDK ended the session while input was still open. Say so
+		// rather than sit deaf on a connection nobody answers.
+		_ = fromScreen.CloseWithError(io.ErrClosedPipe)
+		if ctx.Err() != nil {
+			return nil
+		}
+		return fmt.Errorf("the MCP session ended while stdin was open: %v", waitErr)
 	}
-	if waitErr != nil && !errors.Is(waitErr, io.EOF) && ctx.Err() == nil {
-		return waitErr
-	}
-	return nil
+}
+
+// sessionHasBatches says whether the session negotiated a revision with
+// JSON-RPC batches. Before initialize nothing is negotiated: no batches.
+func sessionHasBatches(ss *mcp.ServerSession) bool {
+	p := ss.InitializeParams()
+	return p != nil && batchesAllowed(p.ProtocolVersion)
 }
 
 // readLines calls fn for each non-blank line of r. A line longer than
