@@ -24,10 +24,10 @@ func TestScreen(t *testing.T) {
 	big := append([]byte(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"`), bytes.Repeat([]byte("a"), MaxFrameBytes)...)
 	big = append(big, []byte(`"}}`)...)
 	cases := []struct {
-		name   string
-		frame  []byte
-		code   int // 0: passes on
-		status int
+		name    string
+		frame   []byte
+		code    int // 0: passes on
+		status  int
 		legacy  bool
 		batches bool
 	}{

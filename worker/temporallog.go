@@ -11,7 +11,9 @@ import (
 // chatty at Info; serve shows warnings and up unless asked for more.
 type temporalLogger struct{ log *slog.Logger }
 
-func newTemporalLogger(l *slog.Logger) temporalLogger { return temporalLogger{log: l.With("component", "temporal")} }
+func newTemporalLogger(l *slog.Logger) temporalLogger {
+	return temporalLogger{log: l.With("component", "temporal")}
+}
 
 func (t temporalLogger) Debug(msg string, tags ...tag.Tag) { t.emit(slog.LevelDebug, msg, tags) }
 func (t temporalLogger) Info(msg string, tags ...tag.Tag)  { t.emit(slog.LevelInfo, msg, tags) }
