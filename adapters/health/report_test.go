@@ -1,0 +1,109 @@
+package health_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/adaptertest"
+	"github.com/metaforge/metaforge/adapters/health"
+	"github.com/metaforge/metaforge/protocol"
+)
+
+// probed is a test adapter whose health answer is set by the test: fine,
+// an error (the adapter is down) or nothing at all (wedged).
+type probed struct {
+	id     string
+	answer func(ctx context.Context) (adapters.HealthStatus, error)
+}
+
+func (p probed) ID() string      { return p.id }
+func (p probed) Version() string { return "1.2.3" }
+func (p probed) Manifests() []adapters.Manifest {
+	return []adapters.Manifest{{ToolID: p.id + ".run", AdapterID: p.id, Name: "run", InputSchema: json.RawMessage(`{"type":"object"}`)}}
+}
+func (p probed) Call(context.Context, string, json.RawMessage) (*adapters.Result, error) {
+	return nil, errors.New("not called")
+}
+func (p probed) Health(ctx context.Context) (adapters.HealthStatus, error) { return p.answer(ctx) }
+
+func checker(t *testing.T, as ...adapters.Adapter) *health.Checker {
+	reg := adapters.NewRegistry()
+	for _, a := range as {
+		if err := reg.Register(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &health.Checker{Service: "metaforge-mcp", Version: "test", Started: time.Now(), Registry: reg,
+		Components: map[string]health.Probe{"temporal": func(context.Context) health.Component {
+			return health.Component{Mode: "embedded", Reachable: true}
+		}}}
+}
+
+func TestHealthyWhenEveryAdapterAnswers(t *testing.T) {
+	r := checker(t, &adaptertest.Fixture{}).Check(context.Background())
+	if r.Status != "healthy" || r.Detail != "" || len(r.UnreachableAdapters) != 0 || r.ToolCount != 6 || r.AdapterCount != 1 {
+		t.Fatalf("report = %+v", r)
+	}
+	b, _ := json.Marshal(r)
+	if strings.Contains(string(b), "unreachable_adapters") || strings.Contains(string(b), `"detail"`) {
+		t.Errorf("a healthy report carries unreachable_adapters or detail: %s", b)
+	}
+}
+
+func TestDegradedKeepsTheTwoFailureShapesApart(t *testing.T) {
+	down := probed{id: "calculix", answer: func(context.Context) (adapters.HealthStatus, error) {
+		return adapters.HealthStatus{}, protocol.Unavailable("container is down")
+	}}
+	wedged := probed{id: "freecad", answer: func(ctx context.Context) (adapters.HealthStatus, error) {
+		<-ctx.Done()
+		time.Sleep(time.Hour) // ignores its context, as a wedged process does
+		return adapters.HealthStatus{}, nil
+	}}
+	fine := probed{id: "spice", answer: func(context.Context) (adapters.HealthStatus, error) {
+		return adapters.HealthStatus{Status: "healthy"}, nil
+	}}
+	start := time.Now()
+	r := checker(t, down, wedged, fine).Check(context.Background())
+	took := time.Since(start)
+	if took > health.ProbeTimeout+time.Second {
+		t.Errorf("the check took %s: probes must run concurrently, one timeout in all", took)
+	}
+	if r.Status != "degraded" || strings.Join(r.UnreachableAdapters, ",") != "calculix,freecad" {
+		t.Fatalf("report = %+v", r)
+	}
+	if !strings.Contains(r.Detail, "2 of 3 adapters did not answer: calculix, freecad") {
+		t.Errorf("detail = %q", r.Detail)
+	}
+	byID := map[string]health.AdapterReport{}
+	for _, a := range r.Adapters {
+		byID[a.AdapterID] = a
+	}
+	if e := byID["calculix"].Error; !strings.Contains(e, "adapter is down: container is down (-32003)") {
+		t.Errorf("calculix error = %q, want it down with its code", e)
+	}
+	if e := byID["freecad"].Error; e != "no answer within 3s" {
+		t.Errorf("freecad error = %q, want no answer within 3s", e)
+	}
+	// tools_registered is the catalogue: it does not shrink when an
+	// adapter is down.
+	if byID["calculix"].ToolsRegistered != 1 || byID["calculix"].Reachable || !byID["spice"].Reachable {
+		t.Errorf("adapters = %+v", r.Adapters)
+	}
+}
+
+func TestAnUnreachableComponentDegrades(t *testing.T) {
+	c := checker(t, &adaptertest.Fixture{})
+	c.Components["twin"] = func(context.Context) health.Component {
+		return health.Component{Mode: "neo4j", Address: "bolt://127.0.0.1:7687", Error: "connection refused"}
+	}
+	c.Components["ledger"] = func(context.Context) health.Component { return health.Component{Mode: "none"} }
+	r := c.Check(context.Background())
+	if r.Status != "degraded" || !strings.Contains(r.Detail, "twin (neo4j) is not reachable: connection refused") || strings.Contains(r.Detail, "ledger") {
+		t.Fatalf("report = %+v", r)
+	}
+}
