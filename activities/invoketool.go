@@ -52,7 +52,8 @@ func (t *Tools) InvokeTool(ctx context.Context, req workflows.InvokeToolRequest)
 	}
 
 	stop := keepHeartbeating(ctx)
-	res, err := adapter.Call(ctx, req.ToolID, req.Arguments)
+	callCtx := adapters.WithCallInfo(ctx, adapters.CallInfo{CallID: req.CallID, SessionID: req.SessionID, Caller: req.Caller, Client: req.Client})
+	res, err := adapter.Call(callCtx, req.ToolID, req.Arguments)
 	stop()
 	if err != nil {
 		if ctx.Err() != nil {

@@ -62,7 +62,7 @@ func (s *Server) dispatchLegacy(ctx context.Context, req *legacyRequest) (any, *
 		if p.ToolID == "" {
 			return nil, rpcError(protocol.InvalidParams, "tool/call needs params.tool_id, such as \"power.check_budget\"", nil)
 		}
-		in, rpcErr := s.prepareCall(p.ToolID, p.Arguments, p.TimeoutSeconds, legacyClient)
+		in, rpcErr := s.prepareCall(p.ToolID, p.Arguments, p.TimeoutSeconds, legacyClient, s.opts.SessionID)
 		if rpcErr != nil {
 			if _, _, known := s.opts.Registry.Tool(p.ToolID); !known {
 				// The legacy dialect reports an unknown tool_id as an unknown method.

@@ -25,9 +25,12 @@ type Options struct {
 	Engine   Engine
 	Health   *health.Checker
 	// Caller is the class this transport's connections belong to.
-	Caller  string
-	Version string
-	Logger  *slog.Logger
+	Caller string
+	// SessionID identifies a transport's one session where the transport
+	// has no session ids of its own (stdio: METAFORGE_SESSION_ID).
+	SessionID string
+	Version   string
+	Logger    *slog.Logger
 }
 
 // Server is one MCP server over a registry. Build one per transport: the

@@ -42,7 +42,7 @@ func (s *Server) unknownToolError(name string) *jsonrpc.Error {
 
 // prepareCall resolves and validates a call; the returned input is ready for
 // the ToolCall workflow. Invalid arguments never start a workflow.
-func (s *Server) prepareCall(toolID string, args json.RawMessage, timeoutSeconds int, client string) (workflows.ToolCallInput, *jsonrpc.Error) {
+func (s *Server) prepareCall(toolID string, args json.RawMessage, timeoutSeconds int, client, sessionID string) (workflows.ToolCallInput, *jsonrpc.Error) {
 	m, _, ok := s.opts.Registry.Tool(toolID)
 	if !ok {
 		return workflows.ToolCallInput{}, s.unknownToolError(toolID)
@@ -76,12 +76,13 @@ func (s *Server) prepareCall(toolID string, args json.RawMessage, timeoutSeconds
 		Retries:        m.Retries,
 		Caller:         s.opts.Caller,
 		Client:         client,
+		SessionID:      sessionID,
 	}, nil
 }
 
 // callTool is the MCP tools/call handler: validate, run the workflow, relay.
 func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	in, rpcErr := s.prepareCall(req.Params.Name, req.Params.Arguments, 0, clientName(req.Session))
+	in, rpcErr := s.prepareCall(req.Params.Name, req.Params.Arguments, 0, clientName(req.Session), s.sessionID(req.Session))
 	if rpcErr != nil {
 		return nil, rpcErr
 	}
@@ -131,6 +132,15 @@ func announceCall(ctx context.Context, req *mcp.CallToolRequest, in workflows.To
 		Progress:      0,
 		Message:       fmt.Sprintf("callId %s: %s is running as Temporal workflow %s", in.CallID, in.ToolID, workflows.CallWorkflowID(in.CallID)),
 	})
+}
+
+// sessionID is the call's session identity: the Mcp-Session-Id over
+// Streamable HTTP, or the process's own (METAFORGE_SESSION_ID) over stdio.
+func (s *Server) sessionID(ss *mcp.ServerSession) string {
+	if ss != nil && ss.ID() != "" {
+		return ss.ID()
+	}
+	return s.opts.SessionID
 }
 
 func clientName(ss *mcp.ServerSession) string {

@@ -14,6 +14,9 @@ type InvokeToolRequest struct {
 	ToolID         string          `json:"tool_id"`
 	Arguments      json.RawMessage `json:"arguments"`
 	TimeoutSeconds int             `json:"timeout_seconds"`
+	SessionID      string          `json:"session_id,omitempty"`
+	Caller         string          `json:"caller,omitempty"`
+	Client         string          `json:"client,omitempty"`
 }
 
 // InvokeToolResponse is what the tool returned, and on which attempt.

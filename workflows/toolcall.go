@@ -25,6 +25,9 @@ type ToolCallInput struct {
 	Retries        int             `json:"retries"`
 	Caller         string          `json:"caller"`
 	Client         string          `json:"client,omitempty"`
+	// SessionID is the MCP session the call came from (Mcp-Session-Id,
+	// or METAFORGE_SESSION_ID over stdio); "" when it has none.
+	SessionID string `json:"session_id,omitempty"`
 }
 
 // ToolCallResult is how a call ended: the tool's data, or the error that
@@ -86,6 +89,9 @@ func ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
 		ToolID:         in.ToolID,
 		Arguments:      in.Arguments,
 		TimeoutSeconds: in.TimeoutSeconds,
+		SessionID:      in.SessionID,
+		Caller:         in.Caller,
+		Client:         in.Client,
 	}).Get(ctx, &out)
 	if err != nil {
 		return failedCall(in, err), nil

@@ -40,16 +40,27 @@ func runMCP(ctx context.Context, args []string) error {
 	}
 	defer rt.stop()
 	srv := mcpserver.New(mcpserver.Options{
-		Registry: rt.registry,
-		Engine:   mcpserver.TemporalEngine{Client: rt.temporal.Client, Eager: rt.workers != nil},
-		Health:   rt.health,
-		Caller:   mcpserver.CallerLocal,
-		Version:  version,
-		Logger:   logger,
+		Registry:  rt.registry,
+		Engine:    mcpserver.TemporalEngine{Client: rt.temporal.Client, Eager: rt.workers != nil},
+		Health:    rt.health,
+		Caller:    mcpserver.CallerLocal,
+		SessionID: stdioSessionID(),
+		Version:   version,
+		Logger:    logger,
 	})
 	logger.Info("serving MCP on stdio", "temporal", rt.temporal.Mode, "address", rt.temporal.Address)
 	if err := srv.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil {
 		return fmt.Errorf("stdio: %w", err)
 	}
 	return nil
+}
+
+// stdioSessionID is METAFORGE_SESSION_ID, or one made up for this process:
+// over stdio one process is one session, so a project bound by
+// session.start sticks for the process's life either way.
+func stdioSessionID() string {
+	if id := os.Getenv("METAFORGE_SESSION_ID"); id != "" {
+		return id
+	}
+	return "stdio-" + mcpserver.NewCallID()
 }

@@ -1,0 +1,26 @@
+package adapters
+
+import "context"
+
+// CallInfo is what an adapter may know about the call it serves: its
+// identity (the idempotency key of any write it makes), the MCP session it
+// came from (which project that session is bound to), and who asked.
+type CallInfo struct {
+	CallID    string
+	SessionID string
+	Caller    string
+	Client    string
+}
+
+type callInfoKey struct{}
+
+// WithCallInfo returns a context carrying the call's info.
+func WithCallInfo(ctx context.Context, ci CallInfo) context.Context {
+	return context.WithValue(ctx, callInfoKey{}, ci)
+}
+
+// CallInfoFrom returns the call's info; the zero value outside a call.
+func CallInfoFrom(ctx context.Context) CallInfo {
+	ci, _ := ctx.Value(callInfoKey{}).(CallInfo)
+	return ci
+}
