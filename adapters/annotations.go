@@ -20,6 +20,25 @@ var annotationTable = map[string]Annotations{
 	"health.check":       {ReadOnly: true, Idempotent: true},
 	"call.get_result":    {ReadOnly: true, Idempotent: true},
 	"power.check_budget": {ReadOnly: true, Idempotent: true},
+
+	// Projects and sessions. Opening a project or starting a session only
+	// changes this session's own view, so they are read-only: holding them
+	// for approval would block the one step that scopes later writes.
+	"project.create": {},
+	"project.list":   {ReadOnly: true, Idempotent: true},
+	"project.get":    {ReadOnly: true, Idempotent: true},
+	"project.update": {Idempotent: true},
+	"project.delete": {Destructive: true, Idempotent: true},
+	"project.open":   {ReadOnly: true, Idempotent: true},
+	"session.start":  {ReadOnly: true, Idempotent: true},
+
+	// The twin. Each definition write is a new revision, so repeating one
+	// is not idempotent, though a retried activity never writes twice.
+	"twin.commit_geometry":       {},
+	"twin.record_constraint_set": {},
+	"twin.record_evidence":       {},
+	"twin.get_node":              {ReadOnly: true, Idempotent: true},
+	"twin.item_history":          {ReadOnly: true, Idempotent: true},
 }
 
 // AnnotationsFor returns a tool's declared annotations, and whether anyone

@@ -28,7 +28,7 @@ func postJSON(t *testing.T, url, body string) (int, map[string]any) {
 
 func TestLegacyDialectOverHTTP(t *testing.T) {
 	s := theStack(t)
-	ts := httptest.NewServer(s.server.HTTPHandler())
+	ts := httptest.NewServer(s.Server.HTTPHandler())
 	defer ts.Close()
 
 	_, list := postJSON(t, ts.URL+"/mcp", `{"jsonrpc":"2.0","id":"l1","method":"tool/list","params":{"capability":"power_budget"}}`)

@@ -18,20 +18,15 @@ import (
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/adaptertest"
-	"github.com/metaforge/metaforge/adapters/call"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/power"
-	"github.com/metaforge/metaforge/mcpserver"
-	"github.com/metaforge/metaforge/worker"
-	"github.com/metaforge/metaforge/worker/workertest"
+	"github.com/metaforge/metaforge/mcpserver/mcptest"
 )
 
-// stack is a real embedded Temporal with workers and an MCP server over a
-// registry of power, call.get_result, health and the test fixture adapter.
+// stack is the durable path with power and the test fixture adapter.
 type stack struct {
-	temporal *worker.Temporal
-	fixture  *adaptertest.Fixture
-	server   *mcpserver.Server
+	*mcptest.Stack
+	fixture *adaptertest.Fixture
 }
 
 var (
@@ -45,28 +40,8 @@ var (
 func theStack(t *testing.T) *stack {
 	t.Helper()
 	sharedOnce.Do(func() {
-		tmp := workertest.StartTemporal(&onceTB{t})
-		reg := adapters.NewRegistry()
 		fx := &adaptertest.Fixture{}
-		checker := &health.Checker{Service: "metaforge-mcp", Version: "test", Started: time.Now(), Registry: reg,
-			Components: map[string]health.Probe{"temporal": tmp.Probe}, Skip: map[string]bool{"health": true}}
-		for _, a := range []adapters.Adapter{power.New(), call.New(worker.CallLookup{Client: tmp.Client}), &health.Adapter{Checker: checker}, fx} {
-			if err := reg.Register(a); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if _, err := worker.StartWorkers(tmp.Client, reg, worker.AllQueues(reg), workertest.QuietLogger()); err != nil {
-			t.Fatal(err)
-		}
-		srv := mcpserver.New(mcpserver.Options{
-			Registry: reg,
-			Engine:   mcpserver.TemporalEngine{Client: tmp.Client, Eager: true},
-			Health:   checker,
-			Caller:   mcpserver.CallerLocal,
-			Version:  "test",
-			Logger:   workertest.QuietLogger(),
-		})
-		shared = &stack{temporal: tmp, fixture: fx, server: srv}
+		shared = &stack{Stack: mcptest.Start(mcptest.Shared{TB: t}, power.New(), fx), fixture: fx}
 	})
 	if shared == nil {
 		t.Fatal("the shared test stack failed to start (see the first test's output)")
@@ -74,28 +49,8 @@ func theStack(t *testing.T) *stack {
 	return shared
 }
 
-// onceTB lets the shared stack outlive the test that started it: the
-// process ends with the package's tests.
-type onceTB struct{ *testing.T }
-
-func (o *onceTB) Cleanup(func()) {}
-
-// connect opens an MCP client session on the server through in-memory
-// transports, as a client named "server-test".
 func (s *stack) connect(t *testing.T, opts *mcp.ClientOptions) *mcp.ClientSession {
-	t.Helper()
-	ct, st := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	if _, err := s.server.MCP().Connect(ctx, st, nil); err != nil {
-		t.Fatal(err)
-	}
-	c := mcp.NewClient(&mcp.Implementation{Name: "server-test", Version: "1"}, opts)
-	cs, err := c.Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cs.Close() })
-	return cs
+	return s.Connect(t, opts)
 }
 
 var referenceBudget = map[string]any{
@@ -189,7 +144,7 @@ func TestPowerBudgetRunsAsAWorkflowNamedByCallID(t *testing.T) {
 	}
 
 	id := callID(t, res)
-	desc, err := s.temporal.Client.DescribeWorkflowExecution(ctx, "call-"+id, "")
+	desc, err := s.Temporal.Client.DescribeWorkflowExecution(ctx, "call-"+id, "")
 	if err != nil {
 		t.Fatalf("workflow call-%s: %v", id, err)
 	}
@@ -203,7 +158,7 @@ func TestPowerBudgetRunsAsAWorkflowNamedByCallID(t *testing.T) {
 		_ = converter.GetDefaultDataConverter().FromPayload(p, &v)
 		attrs[k] = v
 	}
-	for k, want := range map[string]string{"MfTool": "power.check_budget", "MfAdapter": "power", "MfCaller": "local", "MfClient": "server-test", "MfHold": "none"} {
+	for k, want := range map[string]string{"MfTool": "power.check_budget", "MfAdapter": "power", "MfCaller": "local", "MfClient": "mcptest", "MfHold": "none"} {
 		if attrs[k] != want {
 			t.Errorf("search attribute %s = %q, want %q (all: %v)", k, attrs[k], want, attrs)
 		}

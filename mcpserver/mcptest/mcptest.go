@@ -1,0 +1,79 @@
+// Package mcptest runs the whole durable path for tests: the real embedded
+// Temporal server, MetaForge's workers, and an MCP server over a registry,
+// reached by a real MCP client.
+package mcptest
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/call"
+	"github.com/metaforge/metaforge/adapters/health"
+	"github.com/metaforge/metaforge/mcpserver"
+	"github.com/metaforge/metaforge/worker"
+	"github.com/metaforge/metaforge/worker/workertest"
+)
+
+// Stack is a running durable path.
+type Stack struct {
+	Temporal *worker.Temporal
+	Registry *adapters.Registry
+	Server   *mcpserver.Server
+	Health   *health.Checker
+}
+
+// Start runs Temporal, workers and an MCP server over the given adapters
+// plus call.get_result and health.check, for the test's life (or longer:
+// pass a testing.TB whose Cleanup outlives one test to share it).
+func Start(t testing.TB, extra ...adapters.Adapter) *Stack {
+	t.Helper()
+	tmp := workertest.StartTemporal(t)
+	reg := adapters.NewRegistry()
+	checker := &health.Checker{Service: "metaforge-mcp", Version: "test", Started: time.Now(), Registry: reg,
+		Components: map[string]health.Probe{"temporal": tmp.Probe}, Skip: map[string]bool{"health": true}}
+	all := append([]adapters.Adapter{call.New(worker.CallLookup{Client: tmp.Client}), &health.Adapter{Checker: checker}}, extra...)
+	for _, a := range all {
+		if err := reg.Register(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	workertest.StartWorkers(t, tmp, reg)
+	srv := mcpserver.New(mcpserver.Options{
+		Registry: reg,
+		Engine:   mcpserver.TemporalEngine{Client: tmp.Client, Eager: true},
+		Health:   checker,
+		Caller:   mcpserver.CallerLocal,
+		Version:  "test",
+		Logger:   workertest.QuietLogger(),
+	})
+	return &Stack{Temporal: tmp, Registry: reg, Server: srv, Health: checker}
+}
+
+// Connect opens a client session named "mcptest" through in-memory
+// transports; it closes when the test ends.
+func (s *Stack) Connect(t testing.TB, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	ct, st := mcp.NewInMemoryTransports()
+	ctx := context.Background()
+	if _, err := s.Server.MCP().Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	c := mcp.NewClient(&mcp.Implementation{Name: "mcptest", Version: "1"}, opts)
+	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// Shared lets a package start one stack for all its tests: the process ends
+// with the tests, so nothing needs stopping.
+type Shared struct{ testing.TB }
+
+// Cleanup drops the function: a shared stack lives as long as the process.
+func (Shared) Cleanup(func()) {}
