@@ -20,6 +20,7 @@ type MemoryStore struct {
 	nodeByCall    map[string]string
 	items         map[string]map[string]*Item // project -> key -> item
 	edges         []Edge
+	sessions      map[string]string // session id -> project id
 }
 
 // NewMemoryStore returns an empty in-memory twin.
@@ -427,3 +428,33 @@ func (m *MemoryStore) Describe(ctx context.Context) StoreStatus {
 func (m *MemoryStore) Close(ctx context.Context) error { return nil }
 
 var _ Store = (*MemoryStore)(nil)
+
+// BindSession implements SessionBindings.
+func (m *MemoryStore) BindSession(ctx context.Context, sessionID, projectID string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.projects[projectID]; !ok {
+		return fmt.Errorf("%w: no project %s", ErrNotFound, projectID)
+	}
+	if m.sessions == nil {
+		m.sessions = map[string]string{}
+	}
+	m.sessions[sessionID] = projectID
+	return nil
+}
+
+// SessionProject implements SessionBindings.
+func (m *MemoryStore) SessionProject(ctx context.Context, sessionID string) (string, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	id, ok := m.sessions[sessionID]
+	if !ok {
+		return "", fmt.Errorf("%w: session %s has no project", ErrNotFound, sessionID)
+	}
+	if _, live := m.projects[id]; !live {
+		return "", fmt.Errorf("%w: session %s was bound to project %s, which is gone", ErrNotFound, sessionID, id)
+	}
+	return id, nil
+}
+
+var _ SessionBindings = (*MemoryStore)(nil)

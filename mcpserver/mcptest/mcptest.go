@@ -5,6 +5,8 @@ package mcptest
 
 import (
 	"context"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -24,6 +26,9 @@ type Stack struct {
 	Registry *adapters.Registry
 	Server   *mcpserver.Server
 	Health   *health.Checker
+
+	httpOnce sync.Once
+	http     *httptest.Server
 }
 
 // Start runs Temporal, workers and an MCP server over the given adapters
@@ -64,6 +69,20 @@ func (s *Stack) Connect(t testing.TB, opts *mcp.ClientOptions) *mcp.ClientSessio
 	}
 	c := mcp.NewClient(&mcp.Implementation{Name: "mcptest", Version: "1"}, opts)
 	cs, err := c.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cs.Close() })
+	return cs
+}
+
+// ConnectHTTP opens a client session over Streamable HTTP on loopback, as a
+// remote client connects: the session has an Mcp-Session-Id.
+func (s *Stack) ConnectHTTP(t testing.TB, opts *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
+	s.httpOnce.Do(func() { s.http = httptest.NewServer(s.Server.HTTPHandler()) })
+	c := mcp.NewClient(&mcp.Implementation{Name: "mcptest", Version: "1"}, opts)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.http.URL + "/mcp"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

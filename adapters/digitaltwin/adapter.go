@@ -1,0 +1,140 @@
+// Package digitaltwin serves the digital twin as tools: project.*,
+// session.start and twin.*. Each family is its own adapter (tool ids are
+// "<adapter>.<name>"), all over one twin.Store. Every write passes the
+// call's callId to the store as its idempotency key, so a retried
+// activity never writes twice; that is why the write tools may be retried.
+package digitaltwin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/twin"
+)
+
+const version = "0.1.0"
+
+// Backend is what the tools work on.
+type Backend struct {
+	Store    twin.Store
+	Sessions twin.SessionBindings
+	Blobs    *twin.BlobStore
+}
+
+// handler runs one tool on decoded arguments.
+type handler func(ctx context.Context, b *Backend, args json.RawMessage) (any, error)
+
+type tool struct {
+	manifest adapters.Manifest
+	run      handler
+}
+
+// family is one adapter: a set of tools sharing an id prefix.
+type family struct {
+	id      string
+	backend *Backend
+	tools   map[string]tool
+	order   []string
+	started time.Time
+}
+
+// New returns the project, session and twin adapters over one backend.
+func New(b *Backend) []adapters.Adapter {
+	return []adapters.Adapter{
+		newFamily("project", b, projectTools()),
+		newFamily("session", b, sessionTools()),
+		newFamily("twin", b, twinTools()),
+	}
+}
+
+func newFamily(id string, b *Backend, tools []tool) *family {
+	f := &family{id: id, backend: b, tools: map[string]tool{}, started: time.Now()}
+	for _, t := range tools {
+		t.manifest.AdapterID = id
+		f.tools[t.manifest.ToolID] = t
+		f.order = append(f.order, t.manifest.ToolID)
+	}
+	return f
+}
+
+func (f *family) ID() string      { return f.id }
+func (f *family) Version() string { return version }
+
+func (f *family) Manifests() []adapters.Manifest {
+	out := make([]adapters.Manifest, 0, len(f.order))
+	for _, id := range f.order {
+		out = append(out, f.tools[id].manifest)
+	}
+	return out
+}
+
+// Call runs a tool and maps the store's errors to the taxonomy: what the
+// caller can fix is a refusal saying how.
+func (f *family) Call(ctx context.Context, toolID string, args json.RawMessage) (*adapters.Result, error) {
+	t, ok := f.tools[toolID]
+	if !ok {
+		return nil, protocol.Invalid("%s has no tool %s", f.id, toolID)
+	}
+	out, err := t.run(ctx, f.backend, args)
+	if err != nil {
+		return nil, classify(err)
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	return &adapters.Result{Data: data}, nil
+}
+
+// Health asks the store, which is where these tools can fail.
+func (f *family) Health(ctx context.Context) (adapters.HealthStatus, error) {
+	st := f.backend.Store.Describe(ctx)
+	if !st.Reachable {
+		return adapters.HealthStatus{}, protocol.Unavailable("the twin store (%s at %s) does not answer: %s", st.Backend, st.Address, st.Error)
+	}
+	return adapters.HealthStatus{AdapterID: f.id, Status: "healthy", Version: version, ToolsAvailable: len(f.tools),
+		UptimeSeconds: time.Since(f.started).Seconds()}, nil
+}
+
+func classify(err error) error {
+	var perr *protocol.Error
+	switch {
+	case errors.As(err, &perr):
+		return perr
+	case errors.Is(err, twin.ErrNotFound), errors.Is(err, twin.ErrDuplicateName), errors.Is(err, twin.ErrStaleRevision), errors.Is(err, twin.ErrInvalid):
+		return protocol.Refusal("%s", err.Error())
+	}
+	return err // transient: the store could not be reached
+}
+
+// decode unmarshals arguments the registry already validated.
+func decode(args json.RawMessage, into any) error {
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	if err := json.Unmarshal(args, into); err != nil {
+		return protocol.Invalid("arguments: %v", err)
+	}
+	return nil
+}
+
+// schema builds an input schema from property definitions.
+func schema(required []string, props string) json.RawMessage {
+	req, _ := json.Marshal(required)
+	if required == nil {
+		req = []byte("[]")
+	}
+	return json.RawMessage(`{"type":"object","additionalProperties":false,"required":` + string(req) + `,"properties":{` + props + `}}`)
+}
+
+// projectIDProp is the optional project_id every scoped tool takes.
+const projectIDProp = `"project_id":{"type":"string","description":"the project; defaults to the session's (session.start or project.open)"}`
+
+// itemProps are the three optional arguments of every definition write.
+const itemProps = `"item_key":{"type":["string","null"],"description":"the item to revise (CAD-BRACKET); KEY@n also asserts the head is still revision n"},
+"supersedes":{"type":["string","null"],"description":"node id of an earlier revision whose item this revises"},
+"change_reason":{"type":["string","null"],"description":"why this revision differs from the previous one"}`
