@@ -42,12 +42,14 @@ type family struct {
 	started time.Time
 }
 
-// New returns the project, session and twin adapters over one backend.
+// New returns the project, session, twin and constraint adapters over one
+// backend.
 func New(b *Backend) []adapters.Adapter {
 	return []adapters.Adapter{
 		newFamily("project", b, projectTools()),
 		newFamily("session", b, sessionTools()),
 		newFamily("twin", b, twinTools()),
+		newFamily("constraint", b, constraintTools()),
 	}
 }
 

@@ -26,10 +26,6 @@ func itemHistoryTool() tool {
 		Idempotent:  true, TimeoutSeconds: 30}, itemHistory}
 }
 
-func twinTools() []tool {
-	return []tool{commitGeometryTool(), recordConstraintSetTool(), recordEvidenceTool(), getNodeTool(), itemHistoryTool()}
-}
-
 type nodeOrKey struct {
 	ProjectID string `json:"project_id"`
 	NodeID    string `json:"node_id"`

@@ -1,0 +1,4 @@
+package digitaltwin
+
+// constraintTools is not built yet.
+func constraintTools() []tool { return nil }

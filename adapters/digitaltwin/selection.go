@@ -1,0 +1,4 @@
+package digitaltwin
+
+// selectionTools is not built yet.
+func selectionTools() []tool { return nil }

@@ -1,0 +1,4 @@
+package digitaltwin
+
+// threadTools is not built yet.
+func threadTools() []tool { return nil }
