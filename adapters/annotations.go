@@ -8,6 +8,18 @@ type Annotations struct {
 	Destructive bool
 	Idempotent  bool
 	OpenWorld   bool
+	// WritesWithTwinMutations marks a read-only tool that writes when the
+	// server runs with --allow-twin-mutations (twin.query_cypher).
+	WritesWithTwinMutations bool
+}
+
+// Given is the annotation in force on a server whose twin mutation flag is
+// as given: the hint must match what the server will enforce.
+func (a Annotations) Given(allowTwinMutations bool) Annotations {
+	if a.WritesWithTwinMutations && allowTwinMutations {
+		a.ReadOnly, a.Destructive, a.Idempotent = false, true, false
+	}
+	return a
 }
 
 // Unclassified is what a tool nobody classified gets: MCP's own defaults (not

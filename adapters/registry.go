@@ -72,6 +72,14 @@ func (r *Registry) Tool(toolID string) (Manifest, Adapter, bool) {
 	return t.manifest, t.adapter, ok
 }
 
+// Adapter returns the adapter with the given id.
+func (r *Registry) Adapter(id string) (Adapter, bool) {
+	r.mu.RLock()
+	defer r.mu.RUnlock()
+	a, ok := r.adapters[id]
+	return a, ok
+}
+
 // Manifests lists every tool, sorted by id.
 func (r *Registry) Manifests() []Manifest {
 	r.mu.RLock()

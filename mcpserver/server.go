@@ -31,6 +31,9 @@ type Options struct {
 	SessionID string
 	Version   string
 	Logger    *slog.Logger
+	// AllowTwinMutations is --allow-twin-mutations: twin.query_cypher may
+	// write, and is annotated as a write.
+	AllowTwinMutations bool
 }
 
 // Server is one MCP server over a registry. Build one per transport: the
@@ -54,12 +57,16 @@ func New(opts Options) *Server {
 			"Every result carries _meta.callId; cite it, and fetch a result later with call.get_result if a connection drops.",
 		Logger:                    opts.Logger,
 		SupportedProtocolVersions: ProtocolVersions,
-		Capabilities:              &mcp.ServerCapabilities{Tools: &mcp.ToolCapabilities{ListChanged: true}},
+		Capabilities: &mcp.ServerCapabilities{
+			Tools:     &mcp.ToolCapabilities{ListChanged: true},
+			Resources: &mcp.ResourceCapabilities{ListChanged: true},
+		},
 	})
 	s.mcp.AddReceivingMiddleware(s.rejectUnknownTools)
 	for _, m := range opts.Registry.Manifests() {
-		s.mcp.AddTool(toolFor(m), s.callTool)
+		s.mcp.AddTool(toolFor(m, opts.AllowTwinMutations), s.callTool)
 	}
+	s.registerResources()
 	return s
 }
 
@@ -68,8 +75,9 @@ func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // toolFor is a manifest as MCP's tools/list shows it, with its annotations
 // from the one table.
-func toolFor(m adapters.Manifest) *mcp.Tool {
+func toolFor(m adapters.Manifest, allowTwinMutations bool) *mcp.Tool {
 	ann, _ := adapters.AnnotationsFor(m.ToolID)
+	ann = ann.Given(allowTwinMutations)
 	t := &mcp.Tool{
 		Name:        m.ToolID,
 		Title:       m.Name,

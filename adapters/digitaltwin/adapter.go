@@ -23,6 +23,11 @@ type Backend struct {
 	Store    twin.Store
 	Sessions twin.SessionBindings
 	Blobs    *twin.BlobStore
+	// Cypher runs twin.query_cypher; nil when the store has no Cypher.
+	Cypher twin.CypherRunner
+	// AllowMutations lets twin.query_cypher run queries that write
+	// (--allow-twin-mutations); its annotation then stops being read-only.
+	AllowMutations bool
 }
 
 // handler runs one tool on decoded arguments.
