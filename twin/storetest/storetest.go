@@ -28,6 +28,7 @@ func Run(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"RecordsAndLinks", testRecordsAndLinks},
 		{"BadLinkWritesNothing", testBadLink},
 		{"DeleteProjectRemovesItsNodes", testDeleteProject},
+		{"SessionBindings", testSessionBindings},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
@@ -312,5 +313,38 @@ func testDeleteProject(t *testing.T, s twin.Store) {
 	}
 	if _, err := s.CreateProject(ctx, twin.Project{Name: "doomed"}, ""); err != nil {
 		t.Errorf("the name of a deleted project is free again: %v", err)
+	}
+}
+
+func testSessionBindings(t *testing.T, s twin.Store) {
+	sb, ok := s.(twin.SessionBindings)
+	if !ok {
+		t.Fatalf("%T does not bind sessions to projects", s)
+	}
+	a := mustProject(t, s, "Alpha")
+	b := mustProject(t, s, "Beta")
+	if _, err := sb.SessionProject(ctx, "s-1"); !errors.Is(err, twin.ErrNotFound) {
+		t.Errorf("an unbound session = %v, want ErrNotFound", err)
+	}
+	if err := sb.BindSession(ctx, "s-1", a.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.BindSession(ctx, "s-2", b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.BindSession(ctx, "s-1", b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := sb.SessionProject(ctx, "s-1"); err != nil || got != b.ID {
+		t.Errorf("s-1 after rebinding = %s %v, want %s", got, err, b.ID)
+	}
+	if err := sb.BindSession(ctx, "s-3", "no-such-project"); !errors.Is(err, twin.ErrNotFound) {
+		t.Errorf("binding to an unknown project = %v, want ErrNotFound", err)
+	}
+	if err := s.DeleteProject(ctx, b.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := sb.SessionProject(ctx, "s-2"); !errors.Is(err, twin.ErrNotFound) || !strings.Contains(err.Error(), "gone") {
+		t.Errorf("a session whose project was deleted = %v, want ErrNotFound saying it is gone", err)
 	}
 }
