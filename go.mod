@@ -5,6 +5,7 @@ go 1.27.3
 require (
 	github.com/google/jsonschema-go v0.4.3
 	github.com/modelcontextprotocol/go-sdk v1.8.0
+	github.com/neo4j/neo4j-go-driver/v5 v5.28.4
 	github.com/temporalio/ui-server/v2 v2.56.4
 	go.temporal.io/api v1.63.5
 	go.temporal.io/sdk v1.50.0

@@ -127,11 +127,17 @@ func (m *MemoryStore) DeleteProject(ctx context.Context, id string) error {
 	}
 	delete(m.projects, id)
 	delete(m.items, id)
+	for key, pid := range m.projectByCall {
+		if pid == id {
+			delete(m.projectByCall, key)
+		}
+	}
 	gone := map[string]bool{}
 	for nid, n := range m.nodes {
 		if n.ProjectID == id {
 			gone[nid] = true
 			delete(m.nodes, nid)
+			delete(m.nodeByCall, n.CallID)
 		}
 	}
 	kept := m.edges[:0]
@@ -150,6 +156,9 @@ func (m *MemoryStore) CommitRevision(ctx context.Context, w RevisionWrite) (Node
 	defer m.mu.Unlock()
 	if nid, ok := m.nodeByCall[w.IdempotencyKey]; ok && w.IdempotencyKey != "" {
 		n := m.nodes[nid]
+		if n.ItemKey == "" {
+			return Node{}, Item{}, fmt.Errorf("%w: idempotency key %s already wrote a %s record, not a revision", ErrInvalid, w.IdempotencyKey, n.Type)
+		}
 		return n, *m.items[n.ProjectID][n.ItemKey], nil
 	}
 	if _, ok := m.projects[w.ProjectID]; !ok {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/call"
+	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/power"
 	"github.com/metaforge/metaforge/worker"
@@ -13,7 +14,7 @@ import (
 
 // catalog is the registry of every adapter this binary serves, and the
 // health checker over it.
-func catalog(t *worker.Temporal) (*adapters.Registry, *health.Checker, error) {
+func catalog(t *worker.Temporal, tw *digitaltwin.Backend) (*adapters.Registry, *health.Checker, error) {
 	reg := adapters.NewRegistry()
 	checker := &health.Checker{
 		Service:  "metaforge-mcp",
@@ -22,16 +23,17 @@ func catalog(t *worker.Temporal) (*adapters.Registry, *health.Checker, error) {
 		Registry: reg,
 		Components: map[string]health.Probe{
 			"temporal": t.Probe,
-			"twin":     notBuilt("the digital twin store"),
+			"twin":     twinProbe(tw.Store),
 			"ledger":   notBuilt("the PostgreSQL ledger"),
 		},
 		Skip: map[string]bool{"health": true},
 	}
-	for _, a := range []adapters.Adapter{
+	all := []adapters.Adapter{
 		power.New(),
 		call.New(worker.CallLookup{Client: t.Client}),
 		&health.Adapter{Checker: checker},
-	} {
+	}
+	for _, a := range append(all, digitaltwin.New(tw)...) {
 		if err := reg.Register(a); err != nil {
 			return nil, nil, err
 		}

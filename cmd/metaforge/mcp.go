@@ -34,19 +34,20 @@ func runMCP(ctx context.Context, args []string) error {
 	// A running metaforge serve already runs workers; otherwise this
 	// process must, or nothing would execute the calls.
 	runWorkers := func(t *worker.Temporal) bool { return !*noWorker && t.Mode != worker.ModeShared }
-	rt, err := startRuntime(ctx, opts, runWorkers, "", logger)
+	rt, err := startRuntime(ctx, opts, tf.runtime(runWorkers), logger)
 	if err != nil {
 		return err
 	}
 	defer rt.stop()
 	srv := mcpserver.New(mcpserver.Options{
-		Registry:  rt.registry,
-		Engine:    mcpserver.TemporalEngine{Client: rt.temporal.Client, Eager: rt.workers != nil},
-		Health:    rt.health,
-		Caller:    mcpserver.CallerLocal,
-		SessionID: stdioSessionID(),
-		Version:   version,
-		Logger:    logger,
+		Registry:           rt.registry,
+		Engine:             mcpserver.TemporalEngine{Client: rt.temporal.Client, Eager: rt.workers != nil},
+		Health:             rt.health,
+		Caller:             mcpserver.CallerLocal,
+		SessionID:          stdioSessionID(),
+		AllowTwinMutations: tf.allowTwinMutations,
+		Version:            version,
+		Logger:             logger,
 	})
 	logger.Info("serving MCP on stdio", "temporal", rt.temporal.Mode, "address", rt.temporal.Address)
 	if err := srv.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil {

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/worker"
 )
@@ -17,27 +18,32 @@ func never(*worker.Temporal) bool  { return false }
 // and (unless turned off) the workers.
 type runtime struct {
 	temporal *worker.Temporal
+	twin     *digitaltwin.Backend
 	registry *adapters.Registry
 	health   *health.Checker
 	workers  *worker.Workers
 }
 
 // startRuntime connects to (or embeds) Temporal, builds the catalogue, and
-// starts workers for queueSpec ("" or "all": every queue) when runWorkers
-// says so for the Temporal it found.
-func startRuntime(ctx context.Context, opts worker.TemporalOptions, runWorkers func(*worker.Temporal) bool, queueSpec string, logger *slog.Logger) (*runtime, error) {
-	t, err := worker.ConnectTemporal(ctx, opts)
+// starts workers when asked.
+func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runtimeOptions, logger *slog.Logger) (*runtime, error) {
+	tw, err := openTwin(ctx, rtOpts.dataDir, rtOpts.allowTwinMutations, logger)
 	if err != nil {
 		return nil, err
 	}
-	rt := &runtime{temporal: t}
-	rt.registry, rt.health, err = catalog(t)
+	t, err := worker.ConnectTemporal(ctx, opts)
+	if err != nil {
+		_ = tw.Store.Close(ctx)
+		return nil, err
+	}
+	rt := &runtime{temporal: t, twin: tw}
+	rt.registry, rt.health, err = catalog(t, tw)
 	if err != nil {
 		rt.stop()
 		return nil, err
 	}
-	if runWorkers(t) {
-		queues, err := worker.ParseQueues(queueSpec, rt.registry)
+	if rtOpts.runWorkers(t) {
+		queues, err := worker.ParseQueues(rtOpts.queues, rt.registry)
 		if err != nil {
 			rt.stop()
 			return nil, err
@@ -58,4 +64,15 @@ func (rt *runtime) stop() {
 		rt.workers.Stop()
 	}
 	rt.temporal.Close()
+	_ = rt.twin.Store.Close(context.Background())
+}
+
+// runtimeOptions are what a command asks of the runtime.
+type runtimeOptions struct {
+	dataDir            string
+	allowTwinMutations bool
+	// runWorkers says whether to run workers for the Temporal found.
+	runWorkers func(*worker.Temporal) bool
+	// queues is --queues ("" or "all": every queue).
+	queues string
 }

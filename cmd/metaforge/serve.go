@@ -17,10 +17,11 @@ import (
 
 // temporalFlags are the flags every command that reaches Temporal shares.
 type temporalFlags struct {
-	dataDir      string
-	temporalPort int
-	uiPort       int
-	logLevel     string
+	dataDir            string
+	temporalPort       int
+	uiPort             int
+	logLevel           string
+	allowTwinMutations bool
 }
 
 func (f *temporalFlags) register(fs *flag.FlagSet) {
@@ -29,6 +30,19 @@ func (f *temporalFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.temporalPort, "temporal-port", 7233, "embedded Temporal frontend port")
 	fs.IntVar(&f.uiPort, "ui-port", 8233, "embedded Temporal UI port (0: no UI)")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "debug, info, warn or error")
+	registerTwinFlags(fs, &f.allowTwinMutations)
+}
+
+// registerTwinFlags adds the twin's flags. The mutation flag must agree on
+// every process of a deployment (the MCP server annotates, the worker
+// enforces), so it can also come from METAFORGE_ALLOW_TWIN_MUTATIONS.
+func registerTwinFlags(fs *flag.FlagSet, allow *bool) {
+	fs.BoolVar(allow, "allow-twin-mutations", os.Getenv("METAFORGE_ALLOW_TWIN_MUTATIONS") == "true",
+		"let twin.query_cypher run Cypher that writes (default: read-only, as Neo4j's EXPLAIN decides)")
+}
+
+func (f *temporalFlags) runtime(runWorkers func(*worker.Temporal) bool) runtimeOptions {
+	return runtimeOptions{dataDir: f.dataDir, allowTwinMutations: f.allowTwinMutations, runWorkers: runWorkers}
 }
 
 func (f *temporalFlags) options(useRunning bool) worker.TemporalOptions {
@@ -81,19 +95,20 @@ func runServe(ctx context.Context, args []string) error {
 	if *noWorker {
 		runWorkers = never
 	}
-	rt, err := startRuntime(ctx, opts, runWorkers, "", logger)
+	rt, err := startRuntime(ctx, opts, tf.runtime(runWorkers), logger)
 	if err != nil {
 		return err
 	}
 	defer rt.stop()
 
 	srv := mcpserver.New(mcpserver.Options{
-		Registry: rt.registry,
-		Engine:   mcpserver.TemporalEngine{Client: rt.temporal.Client, Eager: rt.workers != nil},
-		Health:   rt.health,
-		Caller:   mcpserver.CallerUntrusted,
-		Version:  version,
-		Logger:   logger,
+		Registry:           rt.registry,
+		Engine:             mcpserver.TemporalEngine{Client: rt.temporal.Client, Eager: rt.workers != nil},
+		Health:             rt.health,
+		Caller:             mcpserver.CallerUntrusted,
+		AllowTwinMutations: tf.allowTwinMutations,
+		Version:            version,
+		Logger:             logger,
 	})
 	httpServer := &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)

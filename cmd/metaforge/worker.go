@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 )
 
 // runWorker runs workers only, for the task queues in --queues, against
@@ -15,6 +16,10 @@ func runWorker(ctx context.Context, args []string) error {
 	queues := fs.String("queues", "all", `task queues to serve, comma separated: "metaforge", "adapter-<id>" or an adapter id; "all" for every one`)
 	address := fs.String("temporal-address", "", "Temporal frontend host:port (default TEMPORAL_ADDRESS, else 127.0.0.1:7233)")
 	logLevel := fs.String("log-level", "warn", "debug, info, warn or error")
+	home, _ := os.UserHomeDir()
+	dataDir := fs.String("data-dir", filepath.Join(home, ".metaforge"), "where blobs (STEP files, meshes) are kept; share it between machines")
+	var allowTwinMutations bool
+	registerTwinFlags(fs, &allowTwinMutations)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -31,7 +36,7 @@ func runWorker(ctx context.Context, args []string) error {
 	case opts.Address == "":
 		opts.Address = "127.0.0.1:7233"
 	}
-	rt, err := startRuntime(ctx, opts, always, *queues, logger)
+	rt, err := startRuntime(ctx, opts, runtimeOptions{dataDir: *dataDir, allowTwinMutations: allowTwinMutations, runWorkers: always, queues: *queues}, logger)
 	if err != nil {
 		return err
 	}

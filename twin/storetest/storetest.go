@@ -236,6 +236,20 @@ func testCommitIdempotent(t *testing.T, s twin.Store) {
 	if ev, _ := s.NodesByType(ctx, p.ID, "evidence"); len(ev) != 1 {
 		t.Fatalf("%d evidence nodes, want 1", len(ev))
 	}
+	// A key that wrote a record cannot be replayed as a revision.
+	if _, _, err := s.CommitRevision(ctx, twin.RevisionWrite{ProjectID: p.ID, ItemType: "cad_model", Name: "x", IdempotencyKey: r.IdempotencyKey}); !errors.Is(err, twin.ErrInvalid) {
+		t.Errorf("a record's key reused for a revision = %v, want ErrInvalid", err)
+	}
+	// Deleting a project frees its keys: a repeat finds no project.
+	if err := s.DeleteProject(ctx, p.ID); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := s.CommitRevision(ctx, w); !errors.Is(err, twin.ErrNotFound) {
+		t.Errorf("a repeat after the project was deleted = %v, want ErrNotFound", err)
+	}
+	if _, err := s.RecordNode(ctx, r); !errors.Is(err, twin.ErrNotFound) {
+		t.Errorf("a repeated record after the project was deleted = %v, want ErrNotFound", err)
+	}
 }
 
 func testRecordsAndLinks(t *testing.T, s twin.Store) {

@@ -1,0 +1,174 @@
+// Package neo4jtest gives tests a real Neo4j server: the one NEO4J_URI
+// names, or else a local test server that deploy/start-neo4j.sh starts (and
+// leaves running, so the next test process reuses it).
+package neo4jtest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
+// Port is where the local test server listens.
+const Port = "7688"
+
+// startTimeout bounds deploy/start-neo4j.sh: the first run on a machine
+// builds the server with Maven (and may apt-get a JDK and Maven).
+const startTimeout = 20 * time.Minute
+
+var (
+	mu      sync.Mutex
+	started bool
+	env     [3]string // uri, user, password
+	failure string
+)
+
+// URI returns the address and credentials of a Neo4j server for tests. If
+// NEO4J_URI is set it uses NEO4J_URI, NEO4J_USER and NEO4J_PASSWORD;
+// otherwise it runs deploy/start-neo4j.sh 7688 (once per test process) and
+// uses what it prints. It fails the test, never skips it, when there is no
+// server.
+func URI(t testing.TB) (uri, user, password string) {
+	t.Helper()
+	if u := os.Getenv("NEO4J_URI"); u != "" {
+		return u, os.Getenv("NEO4J_USER"), os.Getenv("NEO4J_PASSWORD")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !started {
+		started = true
+		t0 := time.Now()
+		env, failure = start()
+		if failure == "" {
+			t.Logf("neo4jtest: Neo4j test server on %s (deploy/start-neo4j.sh %s took %s)", env[0], Port, time.Since(t0).Round(time.Millisecond))
+		}
+	}
+	if failure != "" {
+		t.Fatal(failure)
+	}
+	return env[0], env[1], env[2]
+}
+
+// start runs the start script and parses its export lines; on failure it
+// returns a message saying what went wrong and what to do.
+func start() (env [3]string, failure string) {
+	root, err := repoRoot()
+	if err != nil {
+		return env, fmt.Sprintf("neo4jtest: cannot find the repository root to run deploy/start-neo4j.sh: %v; "+
+			"or set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD) to a running Neo4j 5.26+ server", err)
+	}
+	script := filepath.Join(root, "deploy", "start-neo4j.sh")
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "bash", script, Port)
+	cmd.Dir = root
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	// The server runs on in the background; should it hold a pipe, do
+	// not wait for it.
+	cmd.WaitDelay = 5 * time.Second
+	runErr := cmd.Run()
+	vars := parseExports(stdout.String())
+	if runErr != nil || vars["NEO4J_URI"] == "" {
+		why := "it printed no NEO4J_URI"
+		if runErr != nil {
+			why = runErr.Error()
+		}
+		return env, fmt.Sprintf("neo4jtest: %s %s failed (%s). Last lines of its output:\n%s\n"+
+			"It builds and starts a test Neo4j 5 server and needs bash, a JDK 17+ (java and javac; "+
+			"apt-get install openjdk-17-jdk-headless), Maven (apt-get install maven) and Maven Central "+
+			"the first time; as root it installs the JDK and Maven itself. Or set NEO4J_URI, NEO4J_USER "+
+			"and NEO4J_PASSWORD to a running Neo4j 5.26+ server.",
+			script, Port, why, tail(stderr.String(), 40))
+	}
+	return [3]string{vars["NEO4J_URI"], vars["NEO4J_USER"], vars["NEO4J_PASSWORD"]}, ""
+}
+
+// parseExports reads "export K=V" lines (several may share a line).
+func parseExports(out string) map[string]string {
+	vars := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || fields[0] != "export" {
+			continue
+		}
+		for _, f := range fields[1:] {
+			if k, v, ok := strings.Cut(f, "="); ok {
+				vars[k] = strings.Trim(v, `'"`)
+			}
+		}
+	}
+	return vars
+}
+
+func tail(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}
+
+// repoRoot is the directory of the go.mod above the working directory that
+// has deploy/start-neo4j.sh, or else the main module's (go env GOMOD).
+func repoRoot() (string, error) {
+	has := func(dir string) bool {
+		_, err := os.Stat(filepath.Join(dir, "deploy", "start-neo4j.sh"))
+		return err == nil
+	}
+	if wd, err := os.Getwd(); err == nil {
+		for dir := wd; ; {
+			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && has(dir) {
+				return dir, nil
+			}
+			parent := filepath.Dir(dir)
+			if parent == dir {
+				break
+			}
+			dir = parent
+		}
+	}
+	out, err := exec.Command("go", "env", "GOMOD").Output()
+	if err != nil {
+		return "", fmt.Errorf("no go.mod with deploy/start-neo4j.sh above the working directory, and go env GOMOD: %w", err)
+	}
+	gomod := strings.TrimSpace(string(out))
+	if gomod == "" || gomod == os.DevNull {
+		return "", errors.New("no go.mod with deploy/start-neo4j.sh above the working directory, and no main module")
+	}
+	if dir := filepath.Dir(gomod); has(dir) {
+		return dir, nil
+	}
+	return "", fmt.Errorf("%s has no deploy/start-neo4j.sh beside it", gomod)
+}
+
+// Wipe deletes every node and relationship in the server's default
+// database, so a test starts from nothing. Constraints and indexes stay.
+// Tests that share a server must not wipe it while another runs.
+func Wipe(t testing.TB, uri, user, password string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	auth := neo4j.NoAuth()
+	if user != "" || password != "" {
+		auth = neo4j.BasicAuth(user, password, "")
+	}
+	driver, err := neo4j.NewDriverWithContext(uri, auth)
+	if err != nil {
+		t.Fatalf("neo4jtest: wipe %s: %v", uri, err)
+	}
+	defer driver.Close(ctx)
+	if _, err := neo4j.ExecuteQuery(ctx, driver, "MATCH (n) DETACH DELETE n", nil, neo4j.EagerResultTransformer); err != nil {
+		t.Fatalf("neo4jtest: wipe %s: %v", uri, err)
+	}
+}
