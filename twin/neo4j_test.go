@@ -23,7 +23,7 @@ import (
 // test ends.
 func openNeo4j(t *testing.T) *twin.Neo4jStore {
 	t.Helper()
-	uri, user, password := neo4jtest.URI(t)
+	uri, user, password := neo4jtest.URI(t, neo4jtest.PortTwin)
 	neo4jtest.Wipe(t, uri, user, password)
 	s, err := twin.OpenNeo4j(context.Background(), uri, user, password)
 	if err != nil {
@@ -67,7 +67,7 @@ func TestNeo4jSchema(t *testing.T) {
 	}
 
 	// Opening again finds the schema there and changes nothing.
-	uri, user, password := neo4jtest.URI(t)
+	uri, user, password := neo4jtest.URI(t, neo4jtest.PortTwin)
 	again, err := twin.OpenNeo4j(context.Background(), uri, user, password)
 	if err != nil {
 		t.Fatalf("second OpenNeo4j: %v", err)
@@ -116,7 +116,7 @@ func TestNeo4jWrongURIFailsFast(t *testing.T) {
 
 func TestNeo4jDescribe(t *testing.T) {
 	s := openNeo4j(t)
-	uri, _, _ := neo4jtest.URI(t)
+	uri, _, _ := neo4jtest.URI(t, neo4jtest.PortTwin)
 	st := s.Describe(context.Background())
 	if st.Backend != "neo4j" || st.Address != uri || !st.Reachable || !st.Durable || st.Error != "" {
 		t.Fatalf("Describe = %+v, want a reachable, durable neo4j store at %s", st, uri)

@@ -1,6 +1,6 @@
-// Package neo4jtest gives tests a real Neo4j server: the one NEO4J_URI
-// names, or else a local test server that deploy/start-neo4j.sh starts (and
-// leaves running, so the next test process reuses it).
+// Package neo4jtest gives tests a real Neo4j server on loopback, started by
+// deploy/start-neo4j.sh (and left running, so the next test process reuses
+// it).
 package neo4jtest
 
 import (
@@ -19,58 +19,68 @@ import (
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
 )
 
-// Port is where the local test server listens.
-const Port = "7688"
+// Test ports. Each package that needs Neo4j gets its own server, because
+// go test runs packages in parallel and one package's Wipe must not reach
+// another's data. .ci/run starts them all up front (deploy/start-neo4j.sh
+// reuses a server that already answers).
+const (
+	PortTwin        = "7688"
+	PortDigitalTwin = "7689"
+	PortBench       = "7690"
+)
 
 // startTimeout bounds deploy/start-neo4j.sh: the first run on a machine
 // builds the server with Maven (and may apt-get a JDK and Maven).
 const startTimeout = 20 * time.Minute
 
-var (
-	mu      sync.Mutex
-	started bool
+type server struct {
+	once    sync.Once
 	env     [3]string // uri, user, password
 	failure string
+}
+
+var (
+	mu      sync.Mutex
+	servers = map[string]*server{}
 )
 
-// URI returns the address and credentials of a Neo4j server for tests. If
-// NEO4J_URI is set it uses NEO4J_URI, NEO4J_USER and NEO4J_PASSWORD;
-// otherwise it runs deploy/start-neo4j.sh 7688 (once per test process) and
-// uses what it prints. It fails the test, never skips it, when there is no
-// server.
-func URI(t testing.TB) (uri, user, password string) {
+// URI returns the address and credentials of the test Neo4j server on
+// port, starting it with deploy/start-neo4j.sh PORT the first time in this
+// process. It fails the test, never skips it, when there is no server.
+func URI(t testing.TB, port string) (uri, user, password string) {
 	t.Helper()
-	if u := os.Getenv("NEO4J_URI"); u != "" {
-		return u, os.Getenv("NEO4J_USER"), os.Getenv("NEO4J_PASSWORD")
-	}
 	mu.Lock()
-	defer mu.Unlock()
-	if !started {
-		started = true
+	srv := servers[port]
+	if srv == nil {
+		srv = &server{}
+		servers[port] = srv
+	}
+	mu.Unlock()
+	srv.once.Do(func() {
 		t0 := time.Now()
-		env, failure = start()
-		if failure == "" {
-			t.Logf("neo4jtest: Neo4j test server on %s (deploy/start-neo4j.sh %s took %s)", env[0], Port, time.Since(t0).Round(time.Millisecond))
+		srv.env, srv.failure = start(port)
+		if srv.failure == "" {
+			t.Logf("neo4jtest: Neo4j test server on %s (deploy/start-neo4j.sh %s took %s)", srv.env[0], port, time.Since(t0).Round(time.Millisecond))
 		}
+	})
+	if srv.failure != "" {
+		t.Fatal(srv.failure)
 	}
-	if failure != "" {
-		t.Fatal(failure)
-	}
-	return env[0], env[1], env[2]
+	return srv.env[0], srv.env[1], srv.env[2]
 }
 
 // start runs the start script and parses its export lines; on failure it
 // returns a message saying what went wrong and what to do.
-func start() (env [3]string, failure string) {
+func start(port string) (env [3]string, failure string) {
 	root, err := repoRoot()
 	if err != nil {
 		return env, fmt.Sprintf("neo4jtest: cannot find the repository root to run deploy/start-neo4j.sh: %v; "+
-			"or set NEO4J_URI (and NEO4J_USER, NEO4J_PASSWORD) to a running Neo4j 5.26+ server", err)
+			"it needs the repository's deploy/ folder", err)
 	}
 	script := filepath.Join(root, "deploy", "start-neo4j.sh")
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", script, Port)
+	cmd := exec.CommandContext(ctx, "bash", script, port)
 	cmd.Dir = root
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -87,9 +97,8 @@ func start() (env [3]string, failure string) {
 		return env, fmt.Sprintf("neo4jtest: %s %s failed (%s). Last lines of its output:\n%s\n"+
 			"It builds and starts a test Neo4j 5 server and needs bash, a JDK 17+ (java and javac; "+
 			"apt-get install openjdk-17-jdk-headless), Maven (apt-get install maven) and Maven Central "+
-			"the first time; as root it installs the JDK and Maven itself. Or set NEO4J_URI, NEO4J_USER "+
-			"and NEO4J_PASSWORD to a running Neo4j 5.26+ server.",
-			script, Port, why, tail(stderr.String(), 40))
+			"the first time; as root it installs the JDK and Maven itself.",
+			script, port, why, tail(stderr.String(), 40))
 	}
 	return [3]string{vars["NEO4J_URI"], vars["NEO4J_USER"], vars["NEO4J_PASSWORD"]}, ""
 }
