@@ -51,6 +51,7 @@ var annotationTable = map[string]Annotations{
 	"twin.record_evidence":       {},
 	"twin.get_node":              {ReadOnly: true, Idempotent: true},
 	"twin.item_history":          {ReadOnly: true, Idempotent: true},
+	"twin.query_cypher":          {ReadOnly: true, Idempotent: true, WritesWithTwinMutations: true},
 }
 
 // AnnotationsFor returns a tool's declared annotations, and whether anyone
