@@ -46,12 +46,23 @@ var annotationTable = map[string]Annotations{
 
 	// The twin. Each definition write is a new revision, so repeating one
 	// is not idempotent, though a retried activity never writes twice.
-	"twin.commit_geometry":       {},
-	"twin.record_constraint_set": {},
-	"twin.record_evidence":       {},
-	"twin.get_node":              {ReadOnly: true, Idempotent: true},
-	"twin.item_history":          {ReadOnly: true, Idempotent: true},
-	"twin.query_cypher":          {ReadOnly: true, Idempotent: true, WritesWithTwinMutations: true},
+	"twin.commit_geometry":            {},
+	"twin.record_constraint_set":      {},
+	"twin.record_evidence":            {},
+	"twin.get_node":                   {ReadOnly: true, Idempotent: true},
+	"twin.item_history":               {ReadOnly: true, Idempotent: true},
+	"twin.record_decision":            {},
+	"twin.record_document":            {},
+	"twin.record_engineering_entity":  {},
+	"twin.record_claim":               {},
+	"twin.thread_for":                 {ReadOnly: true, Idempotent: true},
+	"twin.what_verifies":              {ReadOnly: true, Idempotent: true},
+	"twin.where_used":                 {ReadOnly: true, Idempotent: true},
+	"twin.find_by_property":           {ReadOnly: true, Idempotent: true},
+	"twin.record_component_selection": {},
+	"twin.constraint_violations":      {ReadOnly: true, Idempotent: true},
+	"constraint.validate":             {ReadOnly: true, Idempotent: true},
+	"twin.query_cypher":               {ReadOnly: true, Idempotent: true, WritesWithTwinMutations: true},
 }
 
 // AnnotationsFor returns a tool's declared annotations, and whether anyone

@@ -87,12 +87,20 @@ func getNode(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) 
 		out["is_head"] = it.HeadNodeID == n.ID
 		out["head_ref"] = it.HeadRef()
 	}
-	if n.Type == "evidence" {
+	switch n.Type {
+	case "evidence":
 		f, err := staleness(ctx, b, n.ID)
 		if err != nil {
 			return nil, err
 		}
 		out["stale"], out["stale_against"] = f.Stale, f.Against
+	case "claim":
+		// A claim's status is never stored: it is what its evidence says now.
+		st, err := claimStatus(ctx, b, n.ID)
+		if err != nil {
+			return nil, err
+		}
+		out["status"], out["status_reasons"] = st["status"], st["reasons"]
 	}
 	return out, nil
 }

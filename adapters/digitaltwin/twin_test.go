@@ -46,6 +46,10 @@ func (c client) call(name string, args map[string]any) map[string]any {
 	return out
 }
 
+func mcpCall(name string, args map[string]any) *mcp.CallToolParams {
+	return &mcp.CallToolParams{Name: name, Arguments: args}
+}
+
 // refused runs a tool that must fail as a tool (isError) and returns its text.
 func (c client) refused(name string, args map[string]any) string {
 	c.t.Helper()
@@ -92,8 +96,10 @@ func theStack(t *testing.T) (*mcptest.Stack, backend) {
 // revision 2 lands, and read the item's history.
 func TestRevisionsAndStaleEvidenceThroughMCP(t *testing.T) {
 	s, _ := theStack(t)
-	c := client{t, s.ConnectHTTP(t, nil)}
+	walkThrough(t, client{t, s.ConnectHTTP(t, nil)})
+}
 
+func walkThrough(t *testing.T, c client) {
 	created := c.call("project.create", map[string]any{"name": "Bracket Study 7", "description": "a wall bracket"})
 	if created["project_scope_bound"] != true {
 		t.Fatalf("project.create over HTTP did not bind the session: %v", created)
