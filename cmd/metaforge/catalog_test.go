@@ -1,0 +1,32 @@
+package main
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"testing"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/worker"
+)
+
+// Every tool this binary serves is classified in the annotation table: an
+// unclassified tool would be shown as a destructive write and held.
+func TestEveryServedToolIsClassified(t *testing.T) {
+	tw, err := openTwin(context.Background(), t.TempDir(), false, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg, _, err := catalog(&worker.Temporal{}, tw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reg.ToolCount() < 25 {
+		t.Fatalf("the catalogue has %d tools; the twin's are missing", reg.ToolCount())
+	}
+	for _, m := range reg.Manifests() {
+		if _, ok := adapters.AnnotationsFor(m.ToolID); !ok {
+			t.Errorf("%s is not classified in adapters/annotations.go", m.ToolID)
+		}
+	}
+}
