@@ -61,11 +61,28 @@ func (e TemporalEngine) StartCall(ctx context.Context, in workflows.ToolCallInpu
 	return nil
 }
 
+// awaitRound bounds one wait for a result. A Temporal server can drop the
+// wake-up of a waiting long poll (then it waits out its whole expiration,
+// 20 s by default), so a wait is renewed every round: a lost wake-up costs
+// at most one round, on any cluster.
+const awaitRound = 2 * time.Second
+
 // AwaitCall waits for workflow call-<callId> to return its result.
 func (e TemporalEngine) AwaitCall(ctx context.Context, callID string) (workflows.ToolCallResult, error) {
-	var res workflows.ToolCallResult
-	if err := e.Client.GetWorkflow(ctx, workflows.CallWorkflowID(callID), "").Get(ctx, &res); err != nil {
-		return workflows.ToolCallResult{}, fmt.Errorf("workflow %s: %w", workflows.CallWorkflowID(callID), err)
+	id := workflows.CallWorkflowID(callID)
+	for {
+		var res workflows.ToolCallResult
+		round, cancel := context.WithTimeout(ctx, awaitRound)
+		err := e.Client.GetWorkflow(round, id, "").Get(round, &res)
+		roundOver := round.Err() != nil
+		cancel()
+		switch {
+		case err == nil:
+			return res, nil
+		case ctx.Err() != nil:
+			return workflows.ToolCallResult{}, fmt.Errorf("workflow %s: %w", id, ctx.Err())
+		case !roundOver:
+			return workflows.ToolCallResult{}, fmt.Errorf("workflow %s: %w", id, err)
+		}
 	}
-	return res, nil
 }
