@@ -2,9 +2,11 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
+	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
@@ -67,6 +69,13 @@ func (e TemporalEngine) StartCall(ctx context.Context, in workflows.ToolCallInpu
 // at most one round, on any cluster.
 const awaitRound = 2 * time.Second
 
+// isDeadline tells a wait that ran out (the SDK may report it before the
+// round's own context does) from a real failure.
+func isDeadline(err error) bool {
+	var de *serviceerror.DeadlineExceeded
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &de)
+}
+
 // AwaitCall waits for workflow call-<callId> to return its result.
 func (e TemporalEngine) AwaitCall(ctx context.Context, callID string) (workflows.ToolCallResult, error) {
 	id := workflows.CallWorkflowID(callID)
@@ -74,7 +83,7 @@ func (e TemporalEngine) AwaitCall(ctx context.Context, callID string) (workflows
 		var res workflows.ToolCallResult
 		round, cancel := context.WithTimeout(ctx, awaitRound)
 		err := e.Client.GetWorkflow(round, id, "").Get(round, &res)
-		roundOver := round.Err() != nil
+		roundOver := round.Err() != nil || isDeadline(err)
 		cancel()
 		switch {
 		case err == nil:
