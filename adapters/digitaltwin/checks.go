@@ -38,19 +38,12 @@ type setRequirement struct {
 // currentRequirements is every requirement in the head revision of each of
 // the project's constraint sets, by set key and then as written.
 func currentRequirements(ctx context.Context, b *Backend, projectID string) ([]setRequirement, error) {
-	items, err := b.Store.Items(ctx, projectID)
+	sets, err := headRevisions(ctx, b, projectID, "constraint_set")
 	if err != nil {
 		return nil, err
 	}
 	var out []setRequirement
-	for _, it := range items {
-		if it.ItemType != "constraint_set" {
-			continue
-		}
-		n, err := b.Store.GetNode(ctx, it.HeadNodeID)
-		if err != nil {
-			return nil, err
-		}
+	for _, n := range sets {
 		cs, err := readConstraints(n)
 		if err != nil {
 			return nil, err
@@ -63,8 +56,11 @@ func currentRequirements(ctx context.Context, b *Backend, projectID string) ([]s
 }
 
 // readConstraints reads a constraint set revision's requirements, stored
-// as a list or as its JSON text.
+// as a list or as its JSON text. Any other node states none.
 func readConstraints(n twin.Node) ([]constraint, error) {
+	if n.Type != "constraint_set" {
+		return nil, nil
+	}
 	var raw []byte
 	switch v := n.Properties["constraints"].(type) {
 	case nil:
@@ -82,6 +78,18 @@ func readConstraints(n twin.Node) ([]constraint, error) {
 		return nil, fmt.Errorf("constraint set %s: its constraints cannot be read: %w", n.Ref(), err)
 	}
 	return out, nil
+}
+
+// setRefs names the constraint set revisions requirements are in (KEY@n),
+// once each, in order.
+func setRefs(reqs []setRequirement) []string {
+	refs := []string{}
+	for _, r := range reqs {
+		if len(refs) == 0 || refs[len(refs)-1] != r.set {
+			refs = append(refs, r.set)
+		}
+	}
+	return refs
 }
 
 // numberOf reads a stored number.
@@ -326,13 +334,7 @@ func (rc *violationInputs) requirementStatus(r setRequirement) (map[string]any, 
 }
 
 func constraintViolations(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID string `json:"project_id"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	p, err := projectFor(ctx, b, a.ProjectID)
+	p, err := scopedProject(ctx, b, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -351,28 +353,15 @@ func requirementsReport(ctx context.Context, b *Backend, p twin.Project) (map[st
 	if err != nil {
 		return nil, err
 	}
-	items, err := b.Store.Items(ctx, p.ID)
+	selections, err := headRevisions(ctx, b, p.ID, "component_selection")
 	if err != nil {
 		return nil, err
 	}
-	rc := &violationInputs{ctx: ctx, b: b, evidence: evidence, fresh: map[string]freshness{}, verifies: map[string]map[string]bool{}}
-	for _, it := range items {
-		if it.ItemType != "component_selection" {
-			continue
-		}
-		n, err := b.Store.GetNode(ctx, it.HeadNodeID)
-		if err != nil {
-			return nil, err
-		}
-		rc.selections = append(rc.selections, n)
-	}
+	rc := &violationInputs{ctx: ctx, b: b, evidence: evidence, selections: selections, fresh: map[string]freshness{},
+		verifies: map[string]map[string]bool{}}
 	rows, violations := []map[string]any{}, []map[string]any{}
 	counts := map[string]int{"pass": 0, "fail": 0, "no_data": 0, "stale": 0}
-	sets := []string{}
 	for _, r := range reqs {
-		if len(sets) == 0 || sets[len(sets)-1] != r.set {
-			sets = append(sets, r.set)
-		}
 		row, err := rc.requirementStatus(r)
 		if err != nil {
 			return nil, err
@@ -386,7 +375,7 @@ func requirementsReport(ctx context.Context, b *Backend, p twin.Project) (map[st
 	}
 	out := map[string]any{
 		"project_id":      p.ID,
-		"checked_against": sets,
+		"checked_against": setRefs(reqs),
 		"requirements":    rows,
 		"violations":      violations,
 		"summary": map[string]any{"requirements": len(rows), "pass": counts["pass"], "fail": counts["fail"],
@@ -397,4 +386,82 @@ func requirementsReport(ctx context.Context, b *Backend, p twin.Project) (map[st
 		out["note"] = "no requirements are recorded in this project, so nothing was checked (and nothing passed): record them with twin.record_constraint_set"
 	}
 	return out, nil
+}
+
+// Verdicts of one evidence value against one requirement.
+const (
+	verdictSatisfies   = "satisfies"
+	verdictViolates    = "violates"
+	verdictNotCompared = "not_compared"
+)
+
+// evidenceCheck is one evidence value checked against one requirement.
+type evidenceCheck struct {
+	c       constraint
+	metric  string
+	value   float64
+	unit    string
+	verdict string
+}
+
+func (ck evidenceCheck) limit() string {
+	return strings.TrimSpace(fmt.Sprintf("%s %s %s", ck.c.Operator, formatFloat(*ck.c.Limit), ck.c.Unit))
+}
+
+func (ck evidenceCheck) measured() string {
+	return strings.TrimSpace(fmt.Sprintf("%s = %s %s", ck.metric, formatFloat(ck.value), ck.unit))
+}
+
+func (ck evidenceCheck) entry() map[string]any {
+	return map[string]any{"requirement": ck.c.Name, "limit": ck.limit(), "verdict": ck.verdict}
+}
+
+// checkEvidence checks an evidence value against each typed requirement in
+// scope that measures the same metric. Evidence without a metric and value,
+// or requirements without metric, operator and limit, are not checked.
+func checkEvidence(ev twin.Node, scope []constraint) []evidenceCheck {
+	metric, _ := ev.Properties["metric"].(string)
+	value, hasValue := numberOf(ev.Properties["value"])
+	unit, _ := ev.Properties["unit"].(string)
+	if metric == "" || !hasValue {
+		return nil
+	}
+	var out []evidenceCheck
+	for _, c := range scope {
+		if c.Metric == "" || c.Operator == "" || c.Limit == nil || metricKey(c.Metric) != metricKey(metric) {
+			continue
+		}
+		ck := evidenceCheck{c: c, metric: metric, value: value, unit: unit}
+		ok, comparable := satisfies(value, unit, c)
+		switch {
+		case !comparable:
+			ck.verdict = verdictNotCompared
+		case ok:
+			ck.verdict = verdictSatisfies
+		default:
+			ck.verdict = verdictViolates
+		}
+		out = append(out, ck)
+	}
+	return out
+}
+
+// satisfies holds a value against a typed requirement as
+// twin.constraint_violations does: converted to the requirement's unit,
+// then judged. A value and a limit that both have no unit are compared as
+// they are. comparable is false when the units do not convert, or the
+// operator is not one a requirement may use.
+func satisfies(value float64, unit string, c constraint) (ok, comparable bool) {
+	if !requirementOperators[c.Operator] {
+		return false, false
+	}
+	if strings.TrimSpace(unit) != "" || strings.TrimSpace(c.Unit) != "" {
+		v, err := convert(value, unit, c.Unit)
+		if err != nil {
+			return false, false
+		}
+		value = v
+	}
+	ok, _, _ = judge(c, value)
+	return ok, true
 }

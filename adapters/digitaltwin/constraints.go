@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
@@ -233,24 +232,20 @@ func allowedInterval(op string, v float64) boundInterval {
 	return boundInterval{lo: &v, hi: &v}
 }
 
-func limitsEqual(a, b float64) bool {
-	return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
-}
-
 // intervalsOverlap says whether two intervals overlap.
 func intervalsOverlap(a, b boundInterval) bool {
 	lo, loStrict := a.lo, a.loStrict
-	if b.lo != nil && (lo == nil || *b.lo > *lo || limitsEqual(*b.lo, *lo) && b.loStrict) {
+	if b.lo != nil && (lo == nil || *b.lo > *lo || sameValue(*b.lo, *lo) && b.loStrict) {
 		lo, loStrict = b.lo, b.loStrict
 	}
 	hi, hiStrict := a.hi, a.hiStrict
-	if b.hi != nil && (hi == nil || *b.hi < *hi || limitsEqual(*b.hi, *hi) && b.hiStrict) {
+	if b.hi != nil && (hi == nil || *b.hi < *hi || sameValue(*b.hi, *hi) && b.hiStrict) {
 		hi, hiStrict = b.hi, b.hiStrict
 	}
 	if lo == nil || hi == nil {
 		return true
 	}
-	if limitsEqual(*lo, *hi) {
+	if sameValue(*lo, *hi) {
 		return !loStrict && !hiStrict
 	}
 	return *lo < *hi
@@ -300,7 +295,7 @@ func pairFinding(a, b constraint) (kind string, row map[string]any) {
 	if boundSide(a.Operator) != boundSide(b.Operator) {
 		return "", nil
 	}
-	if a.Operator == b.Operator && limitsEqual(*a.Limit, bLimit) {
+	if a.Operator == b.Operator && sameValue(*a.Limit, bLimit) {
 		return "duplicate", map[string]any{"kind": "identical_bound", "metric": a.Metric,
 			"detail": fmt.Sprintf("%q and %q both say %s; keep one", a.Name, b.Name, boundStatement(a))}
 	}

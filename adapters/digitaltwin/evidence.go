@@ -120,3 +120,14 @@ func staleness(ctx context.Context, b *Backend, evidenceID string) (freshness, e
 	}
 	return f, nil
 }
+
+// evidenceEntry is how claims and twin.what_verifies show a piece of
+// evidence.
+func evidenceEntry(ev twin.Node, f freshness) map[string]any {
+	e := map[string]any{"node_id": ev.ID, "name": ev.Name, "kind": ev.Properties["kind"], "metric": ev.Properties["metric"],
+		"value": ev.Properties["value"], "unit": ev.Properties["unit"], "stale": f.Stale}
+	if f.Stale {
+		e["stale_against"] = f.Against
+	}
+	return e
+}

@@ -79,13 +79,7 @@ func listProjects(ctx context.Context, b *Backend, raw json.RawMessage) (any, er
 }
 
 func getProject(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID string `json:"project_id"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	p, err := projectFor(ctx, b, a.ProjectID)
+	p, err := scopedProject(ctx, b, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -112,13 +106,7 @@ func updateProject(ctx context.Context, b *Backend, raw json.RawMessage) (any, e
 }
 
 func deleteProject(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID string `json:"project_id"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	p, err := b.Store.GetProject(ctx, a.ProjectID)
+	p, err := namedProject(ctx, b, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -178,13 +166,7 @@ func openProject(ctx context.Context, b *Backend, raw json.RawMessage) (any, err
 }
 
 func startSession(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID string `json:"project_id"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	p, err := b.Store.GetProject(ctx, a.ProjectID)
+	p, err := namedProject(ctx, b, raw)
 	if err != nil {
 		return nil, err
 	}

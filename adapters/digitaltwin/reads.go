@@ -68,10 +68,8 @@ func getNode(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) 
 		if nb.Edge.To == n.ID {
 			dir = "incoming"
 		}
-		r := map[string]any{"edge": nb.Edge.Type, "direction": dir, "node_id": nb.Node.ID, "node_type": nb.Node.Type, "name": nb.Node.Name}
-		if ref := nb.Node.Ref(); ref != "" {
-			r["item_ref"] = ref
-		}
+		r := nodeBrief(nb.Node)
+		r["edge"], r["direction"] = nb.Edge.Type, dir
 		related = append(related, r)
 	}
 	if related == nil {

@@ -46,6 +46,27 @@ func resolveRef(ctx context.Context, b *Backend, projectID, ref string) (twin.No
 	return twin.Node{}, fmt.Errorf("%w: %s has no revision %d (its head is %s)", twin.ErrNotFound, key, rev, item.HeadRef())
 }
 
+// headRevisions is the current revision of every item of one type in a
+// project, in the store's item order.
+func headRevisions(ctx context.Context, b *Backend, projectID, itemType string) ([]twin.Node, error) {
+	items, err := b.Store.Items(ctx, projectID)
+	if err != nil {
+		return nil, err
+	}
+	var out []twin.Node
+	for _, it := range items {
+		if it.ItemType != itemType {
+			continue
+		}
+		n, err := b.Store.GetNode(ctx, it.HeadNodeID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
 // written is what every definition write returns about its revision.
 func written(n twin.Node, it twin.Item) map[string]any {
 	return map[string]any{

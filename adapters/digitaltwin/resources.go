@@ -192,20 +192,9 @@ func renderRisks(ctx context.Context, b *Backend, p twin.Project) (any, error) {
 }
 
 func headsOfType(ctx context.Context, b *Backend, p twin.Project, itemType, empty string) (any, error) {
-	items, err := b.Store.Items(ctx, p.ID)
+	heads, err := headRevisions(ctx, b, p.ID, itemType)
 	if err != nil {
 		return nil, err
-	}
-	var heads []twin.Node
-	for _, it := range items {
-		if it.ItemType != itemType {
-			continue
-		}
-		n, err := b.Store.GetNode(ctx, it.HeadNodeID)
-		if err != nil {
-			return nil, err
-		}
-		heads = append(heads, n)
 	}
 	out := map[string]any{"project_id": p.ID, itemType + "s": nodesOrEmpty(heads)}
 	if len(heads) == 0 {

@@ -2,6 +2,7 @@ package digitaltwin
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 
 	"github.com/metaforge/metaforge/adapters"
@@ -28,6 +29,31 @@ func projectFor(ctx context.Context, b *Backend, named string) (twin.Project, er
 		return twin.Project{}, protocol.Refusal("no project: pass project_id, or pick one for this session with project.open or session.start")
 	}
 	return b.Store.GetProject(ctx, named)
+}
+
+// projectArgs are the arguments of a tool that takes only project_id.
+type projectArgs struct {
+	ProjectID string `json:"project_id"`
+}
+
+// scopedProject is the project of a call that takes only project_id: the
+// one it names, else its session's (projectFor).
+func scopedProject(ctx context.Context, b *Backend, raw json.RawMessage) (twin.Project, error) {
+	var a projectArgs
+	if err := decode(raw, &a); err != nil {
+		return twin.Project{}, err
+	}
+	return projectFor(ctx, b, a.ProjectID)
+}
+
+// namedProject is the project a call that takes only project_id names; it
+// never falls back to the session's.
+func namedProject(ctx context.Context, b *Backend, raw json.RawMessage) (twin.Project, error) {
+	var a projectArgs
+	if err := decode(raw, &a); err != nil {
+		return twin.Project{}, err
+	}
+	return b.Store.GetProject(ctx, a.ProjectID)
 }
 
 // bindSession makes project the session's scope, and says whether it could:

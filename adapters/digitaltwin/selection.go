@@ -99,7 +99,7 @@ func judge(c constraint, v float64) (satisfied bool, margin, marginPct *float64)
 	case ">":
 		m, satisfied = v-lim, v > lim
 	default: // ==
-		return math.Abs(v-lim) <= 1e-9*math.Max(math.Abs(v), math.Abs(lim)), nil, nil
+		return sameValue(v, lim), nil, nil
 	}
 	m = roundAt(m, math.Max(math.Abs(lim), math.Abs(v)))
 	margin = &m

@@ -76,7 +76,7 @@ func findByPropertyTool() tool {
 		Idempotent: true, TimeoutSeconds: 30}, findByProperty}
 }
 
-// brief is how the thread tools show a node.
+// nodeBrief is how the read and thread tools show a node.
 func nodeBrief(n twin.Node) map[string]any {
 	out := map[string]any{"node_id": n.ID, "node_type": n.Type, "name": n.Name}
 	if ref := n.Ref(); ref != "" {
@@ -210,7 +210,13 @@ type target struct {
 	label string // what the question named: KEY, KEY@n or a node id
 }
 
-func resolveTarget(ctx context.Context, b *Backend, a nodeOrKey) (target, error) {
+// resolveTarget reads the node or item a question names from its
+// arguments.
+func resolveTarget(ctx context.Context, b *Backend, raw json.RawMessage) (target, error) {
+	var a nodeOrKey
+	if err := decode(raw, &a); err != nil {
+		return target{}, err
+	}
 	n, err := a.node(ctx, b)
 	if err != nil {
 		return target{}, err
@@ -244,11 +250,7 @@ func resolveTarget(ctx context.Context, b *Backend, a nodeOrKey) (target, error)
 func (t target) refs() []string {
 	out := []string{}
 	for _, n := range t.walk {
-		if ref := n.Ref(); ref != "" {
-			out = append(out, ref)
-		} else {
-			out = append(out, n.ID)
-		}
+		out = append(out, refOrID(n))
 	}
 	return out
 }
@@ -263,16 +265,15 @@ func refOrID(n twin.Node) string {
 // ------------------------------------------------------------- what_verifies
 
 func whatVerifies(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a nodeOrKey
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	t, err := resolveTarget(ctx, b, a)
+	t, err := resolveTarget(ctx, b, raw)
 	if err != nil {
 		return nil, err
 	}
 	asked := t.node // the revision "verified" is about
-	askedScope := constraintsOf(asked)
+	askedScope, err := readConstraints(asked)
+	if err != nil {
+		return nil, err
+	}
 
 	type evidenceHit struct {
 		node     twin.Node
@@ -285,6 +286,10 @@ func whatVerifies(ctx context.Context, b *Backend, raw json.RawMessage) (any, er
 	others := []map[string]any{}
 	seenClaim := map[string]bool{}
 	for _, rev := range t.walk {
+		revScope, err := readConstraints(rev)
+		if err != nil {
+			return nil, err
+		}
 		nbs, err := b.Store.Neighbors(ctx, rev.ID, twin.Incoming, twin.EdgeVerifies, twin.EdgeSupports)
 		if err != nil {
 			return nil, err
@@ -299,7 +304,7 @@ func whatVerifies(ctx context.Context, b *Backend, raw json.RawMessage) (any, er
 					evOrder = append(evOrder, nb.Node.ID)
 				}
 				h.verifies = append(h.verifies, refOrID(rev))
-				if rev.ID == asked.ID || sameRequirementsFor(nb.Node, constraintsOf(rev), askedScope) {
+				if rev.ID == asked.ID || sameRequirementsFor(nb.Node, revScope, askedScope) {
 					h.current = true
 				}
 			case "claim":
@@ -412,7 +417,7 @@ func sameRequirementsFor(ev twin.Node, verified, asked []constraint) bool {
 	pick := func(cs []constraint) []constraint {
 		var out []constraint
 		for _, c := range cs {
-			if strings.EqualFold(strings.TrimSpace(c.Metric), strings.TrimSpace(metric)) {
+			if metricKey(c.Metric) == metricKey(metric) {
 				out = append(out, c)
 			}
 		}
@@ -433,11 +438,7 @@ func sameRequirementsFor(ev twin.Node, verified, asked []constraint) bool {
 var usedByEdges = []string{twin.EdgeDependsOn, twin.EdgeContains, twin.EdgeUses, twin.EdgeValidAgainst}
 
 func whereUsed(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a nodeOrKey
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	t, err := resolveTarget(ctx, b, a)
+	t, err := resolveTarget(ctx, b, raw)
 	if err != nil {
 		return nil, err
 	}
@@ -680,7 +681,7 @@ func lookupProp(props map[string]any, key string) (any, bool) {
 func valueEquals(have, want any) bool {
 	switch w := want.(type) {
 	case float64:
-		if h, ok := toFloat(have); ok {
+		if h, ok := numberOf(have); ok {
 			return sameValue(h, w)
 		}
 		if s, ok := have.(string); ok {
@@ -694,7 +695,7 @@ func valueEquals(have, want any) bool {
 		if h, ok := have.(string); ok {
 			return strings.EqualFold(strings.TrimSpace(h), strings.TrimSpace(w))
 		}
-		if h, ok := toFloat(have); ok {
+		if h, ok := numberOf(have); ok {
 			f, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
 			return err == nil && sameValue(h, f)
 		}

@@ -63,6 +63,15 @@ func (c client) refused(name string, args map[string]any) string {
 	return res.Content[0].(*mcp.TextContent).Text
 }
 
+// strs turns a JSON array from a result into strings, for comparison.
+func strs(v any) []string {
+	out := []string{}
+	for _, x := range v.([]any) {
+		out = append(out, x.(string))
+	}
+	return out
+}
+
 type backend struct {
 	*digitaltwin.Backend
 	mem *twin.MemoryStore

@@ -257,7 +257,7 @@ func convert(value float64, from, to string) (float64, error) {
 	if normalizeUnit(from) == normalizeUnit(to) && normalizeUnit(from) != "" {
 		return value, nil
 	}
-	f, err := resolveUnit(from)
+	dim, si, err := unitQuantity{Value: value, Unit: from}.inSI()
 	if err != nil {
 		return 0, err
 	}
@@ -265,14 +265,23 @@ func convert(value float64, from, to string) (float64, error) {
 	if err != nil {
 		return 0, err
 	}
-	if f.dim != t.dim {
-		if strings.HasPrefix(f.dim, dimCurrency) && strings.HasPrefix(t.dim, dimCurrency) {
+	if dim != t.dim {
+		if strings.HasPrefix(dim, dimCurrency) && strings.HasPrefix(t.dim, dimCurrency) {
 			return 0, fmt.Errorf("%w: %s and %s are different currencies, and no exchange rate is applied", errIncompatibleUnits, from, to)
 		}
-		return 0, fmt.Errorf("%w: %s measures %s and %s measures %s", errIncompatibleUnits, from, f.dim, to, t.dim)
+		return 0, fmt.Errorf("%w: %s measures %s and %s measures %s", errIncompatibleUnits, from, dim, to, t.dim)
 	}
-	return roundSig((value*f.factor+f.offset-t.offset)/t.factor, 12), nil
+	return roundSig((si-t.offset)/t.factor, 12), nil
 }
+
+// sameValue says whether two values are equal but for floating-point
+// residue: within a relative 1e-9.
+func sameValue(a, b float64) bool {
+	return math.Abs(a-b) <= 1e-9*math.Max(math.Abs(a), math.Abs(b))
+}
+
+// formatFloat writes a value in the fewest digits that read back as it.
+func formatFloat(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
 
 // roundSig rounds x to n significant digits.
 func roundSig(x float64, n int) float64 {
@@ -356,8 +365,18 @@ func isRangeTail(rest string) bool {
 	return false
 }
 
+// inSI is the quantity in its dimension's SI unit (mW in W, °C in K): the
+// dimension, and the value there.
+func (q unitQuantity) inSI() (dim string, v float64, err error) {
+	u, err := resolveUnit(q.Unit)
+	if err != nil {
+		return "", 0, err
+	}
+	return u.dim, q.Value*u.factor + u.offset, nil
+}
+
 func (q unitQuantity) String() string {
-	n := strconv.FormatFloat(q.Value, 'g', -1, 64)
+	n := formatFloat(q.Value)
 	switch {
 	case q.Unit == "":
 		return n
