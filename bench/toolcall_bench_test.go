@@ -54,9 +54,9 @@ const referenceArgs = `{
 
 const (
 	tool = power.ToolCheckBudget
-	// warmupCalls run through the durable path once, before anything is
-	// measured: the first workflows pay for caches, JIT-free but cold
-	// connection pools, and the SQLite statements being prepared.
+	// warmupCalls run through the durable path before anything is
+	// measured: the first workflows fill Temporal's caches, open its gRPC
+	// connections and start its task queues.
 	warmupCalls = 50
 	// concurrency is the number of MCP clients in the throughput run, each
 	// with its own session and its own HTTP connection pool, as separate
@@ -112,11 +112,11 @@ func startEnv() (*env, error) {
 	defer cancel()
 	logger := quietLogger()
 	e := &env{}
-	// Free ports, no UI. The store is SQLite in a fresh temporary directory,
-	// as metaforge serve keeps it in --data-dir, unless
-	// METAFORGE_BENCH_STORE=memory asks for the in-memory database.
+	// Free ports, no UI, and an in-memory SQLite store, unless
+	// METAFORGE_BENCH_STORE=file asks for a SQLite file (in a fresh
+	// temporary directory) as metaforge serve keeps in --data-dir.
 	embed := worker.DevServerOptions{}
-	if os.Getenv("METAFORGE_BENCH_STORE") != "memory" {
+	if os.Getenv("METAFORGE_BENCH_STORE") == "file" {
 		dir, err := os.MkdirTemp("", "metaforge-bench-")
 		if err != nil {
 			return nil, err
@@ -190,6 +190,9 @@ func catalog(t *worker.Temporal) (*adapters.Registry, *health.Checker, error) {
 
 func (e *env) close() {
 	if e.http != nil {
+		// Sessions left open keep a standalone SSE stream, which Close
+		// would wait for.
+		e.http.CloseClientConnections()
 		e.http.Close()
 	}
 	if e.workers != nil {
@@ -295,9 +298,9 @@ func benchInProcess(b *testing.B) {
 		lat = append(lat, time.Since(start))
 	}
 	b.StopTimer()
-	p50, p99 := percentiles(lat)
-	inProcessP50 = p50
-	reportLatency(b, p50, p99)
+	l := percentiles(lat)
+	inProcessP50 = l.p50
+	reportLatency(b, l)
 }
 
 func benchDurableSequential(b *testing.B) {
@@ -306,6 +309,7 @@ func benchDurableSequential(b *testing.B) {
 	ctx := context.Background()
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
+	cpu0 := processCPU()
 	for range b.N {
 		start := time.Now()
 		if err := callDurable(ctx, cs); err != nil {
@@ -313,10 +317,12 @@ func benchDurableSequential(b *testing.B) {
 		}
 		lat = append(lat, time.Since(start))
 	}
+	cpu := processCPU() - cpu0
 	b.StopTimer()
-	p50, p99 := percentiles(lat)
-	reportLatency(b, p50, p99)
-	b.ReportMetric(float64(p50)/float64(baselineP50()), "x-inprocess-p50")
+	l := percentiles(lat)
+	reportLatency(b, l)
+	reportCPU(b, cpu)
+	b.ReportMetric(float64(l.p50)/float64(baselineP50()), "x-inprocess-p50")
 }
 
 func benchDurableConcurrent(b *testing.B) {
@@ -328,6 +334,7 @@ func benchDurableConcurrent(b *testing.B) {
 	var failed atomic.Pointer[error]
 	var wg sync.WaitGroup
 	b.ResetTimer()
+	cpu0 := processCPU()
 	start := time.Now()
 	for w, cs := range sessions {
 		wg.Go(func() {
@@ -343,13 +350,14 @@ func benchDurableConcurrent(b *testing.B) {
 	}
 	wg.Wait()
 	elapsed := time.Since(start)
+	cpu := processCPU() - cpu0
 	b.StopTimer()
 	if err := failed.Load(); err != nil {
 		b.Fatal(*err)
 	}
-	p50, p99 := percentiles(slices.Concat(lat...))
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
-	reportLatency(b, p50, p99)
+	reportLatency(b, percentiles(slices.Concat(lat...)))
+	reportCPU(b, cpu)
 }
 
 // baselineP50 is the in-process p50 of this run, sampled here if the
@@ -365,14 +373,16 @@ func baselineP50() time.Duration {
 		_ = callInProcess(context.Background(), a)
 		lat = append(lat, time.Since(start))
 	}
-	inProcessP50, _ = percentiles(lat)
+	inProcessP50 = percentiles(lat).p50
 	return inProcessP50
 }
 
-// percentiles are the nearest-rank p50 and p99 of the durations.
-func percentiles(d []time.Duration) (p50, p99 time.Duration) {
+// latency is the nearest-rank p50 and p99, and the maximum, of durations.
+type latency struct{ p50, p99, max time.Duration }
+
+func percentiles(d []time.Duration) latency {
 	if len(d) == 0 {
-		return 0, 0
+		return latency{}
 	}
 	s := slices.Clone(d)
 	slices.Sort(s)
@@ -380,12 +390,22 @@ func percentiles(d []time.Duration) (p50, p99 time.Duration) {
 		i := int(math.Ceil(q*float64(len(s)))) - 1
 		return s[max(i, 0)]
 	}
-	return rank(0.50), rank(0.99)
+	return latency{rank(0.50), rank(0.99), s[len(s)-1]}
 }
 
-func reportLatency(b *testing.B, p50, p99 time.Duration) {
-	b.ReportMetric(ms(p50), "p50-ms")
-	b.ReportMetric(ms(p99), "p99-ms")
+func reportLatency(b *testing.B, l latency) {
+	b.ReportMetric(ms(l.p50), "p50-ms")
+	b.ReportMetric(ms(l.p99), "p99-ms")
+	b.ReportMetric(ms(l.max), "max-ms")
+}
+
+// reportCPU reports the process CPU time per call: everything this process
+// did for the calls, across all cores. Unlike wall time it hardly depends on
+// what else the machine runs, which makes it the steadier figure to compare.
+func reportCPU(b *testing.B, cpu time.Duration) {
+	if cpu > 0 {
+		b.ReportMetric(ms(cpu)/float64(b.N), "cpu-ms/call")
+	}
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
