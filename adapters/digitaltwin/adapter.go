@@ -18,11 +18,17 @@ import (
 
 const version = "0.1.0"
 
+// defaultStashSize is how many CAD exports the geometry stash keeps.
+const defaultStashSize = 256
+
 // Backend is what the tools work on.
 type Backend struct {
 	Store    twin.Store
 	Sessions twin.SessionBindings
 	Blobs    *twin.BlobStore
+	// Stash keeps recent CAD exports for commit_geometry to take
+	// server-side.
+	Stash *twin.GeometryStash
 	// Cypher runs twin.query_cypher; nil when the store has no Cypher.
 	Cypher twin.CypherRunner
 	// AllowMutations lets twin.query_cypher run queries that write
@@ -50,6 +56,9 @@ type family struct {
 // New returns the project, session, twin and constraint adapters over one
 // backend.
 func New(b *Backend) []adapters.Adapter {
+	if b.Stash == nil {
+		b.Stash = twin.NewGeometryStash(defaultStashSize)
+	}
 	return []adapters.Adapter{
 		newFamily("project", b, projectTools()),
 		newFamily("session", b, sessionTools()),

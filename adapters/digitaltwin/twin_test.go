@@ -199,7 +199,7 @@ func TestBadInputNamesTheProblemAndWritesNothing(t *testing.T) {
 	if msg := c.refused("twin.item_history", map[string]any{"project_id": pid, "item_key": "CAD-NOPE"}); !strings.Contains(msg, "CAD-NOPE names no item") {
 		t.Errorf("unknown item = %q", msg)
 	}
-	if msg := c.refused("twin.commit_geometry", map[string]any{"project_id": pid, "name": "Link"}); !strings.Contains(msg, "Missing: file_path or step_base64") {
+	if msg := c.refused("twin.commit_geometry", map[string]any{"project_id": pid, "name": "Link"}); !strings.Contains(msg, "Missing: session_id, obj_id, step_base64") {
 		t.Errorf("missing geometry = %q", msg)
 	}
 	if msg := c.refused("twin.commit_geometry", map[string]any{"project_id": pid, "name": "Link", "step_base64": base64.StdEncoding.EncodeToString([]byte("solid cube\nendsolid"))}); !strings.Contains(msg, "not a STEP file") {
@@ -273,5 +273,38 @@ func TestARetriedWriteLeavesOneRevision(t *testing.T) {
 	}
 	if _, err := be.mem.GetItem(context.Background(), "x", "y"); !errors.Is(err, twin.ErrNotFound) {
 		t.Fatal(err)
+	}
+}
+
+// The stash is authoritative: a commit naming an export by (session_id,
+// obj_id) takes the stashed bytes, even over a carried-back copy, and says
+// when the copy differed.
+func TestCommitTakesTheStashedExport(t *testing.T) {
+	s, be := theStack(t)
+	c := client{t, s.ConnectHTTP(t, nil)}
+	p := c.call("project.create", map[string]any{"name": "Stash"})
+	pid := p["project_id"].(string)
+	pristine := []byte("ISO-10303-21;\nHEADER;\nFILE_DESCRIPTION(('NAMED_UNIT'),'2;1');\nENDSEC;\nEND-ISO-10303-21;\n")
+	corrupt := base64.StdEncoding.EncodeToString([]byte("ISO-10303-21;\nHEADER;\nFILE_DESCRIPTION(('NAMED_URIT'),'2;1');\nENDSEC;\nEND-ISO-10303-21;\n"))
+	be.Stash.Put("cad-session-1", "obj-7", pristine)
+
+	out := c.call("twin.commit_geometry", map[string]any{"project_id": pid, "name": "Clip", "session_id": "cad-session-1", "obj_id": "obj-7", "step_base64": corrupt})
+	if out["blob_diverged_repaired"] != true {
+		t.Errorf("a diverging copy was not reported: %v", out)
+	}
+	blob := out["blob"].(map[string]any)
+	got, err := be.Blobs.Get(blob["key"].(string))
+	if err != nil || string(got) != string(pristine) {
+		t.Fatalf("committed %q (%v), want the stashed bytes", got, err)
+	}
+	same := c.call("twin.commit_geometry", map[string]any{"project_id": pid, "name": "Clip", "session_id": "cad-session-1", "obj_id": "obj-7"})
+	if same["blob_diverged_repaired"] != nil || same["blob"].(map[string]any)["key"] != blob["key"] {
+		t.Errorf("a commit by stash alone = %v", same)
+	}
+	if msg := c.refused("twin.commit_geometry", map[string]any{"project_id": pid, "name": "Clip", "session_id": "cad-session-1"}); !strings.Contains(msg, "Missing: obj_id") {
+		t.Errorf("half a stash key = %q", msg)
+	}
+	if msg := c.refused("twin.commit_geometry", map[string]any{"project_id": pid, "name": "Clip", "session_id": "cad-session-1", "obj_id": "obj-9"}); !strings.Contains(msg, "no export of cad-session-1/obj-9 is stashed") {
+		t.Errorf("an unknown export = %q", msg)
 	}
 }
