@@ -21,6 +21,7 @@ type MemoryStore struct {
 	items         map[string]map[string]*Item // project -> key -> item
 	edges         []Edge
 	sessions      map[string]string // session id -> project id
+	deletedByCall map[string]string // idempotency key -> deleted project id
 }
 
 // NewMemoryStore returns an empty in-memory twin.
@@ -119,9 +120,12 @@ func (m *MemoryStore) UpdateProject(ctx context.Context, id string, u ProjectUpd
 }
 
 // DeleteProject implements Store.
-func (m *MemoryStore) DeleteProject(ctx context.Context, id string) error {
+func (m *MemoryStore) DeleteProject(ctx context.Context, id, idem string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	if idem != "" && m.deletedByCall[idem] == id {
+		return nil
+	}
 	if _, ok := m.projects[id]; !ok {
 		return fmt.Errorf("%w: no project %s", ErrNotFound, id)
 	}
@@ -147,6 +151,12 @@ func (m *MemoryStore) DeleteProject(ctx context.Context, id string) error {
 		}
 	}
 	m.edges = kept
+	if idem != "" {
+		if m.deletedByCall == nil {
+			m.deletedByCall = map[string]string{}
+		}
+		m.deletedByCall[idem] = id
+	}
 	return nil
 }
 

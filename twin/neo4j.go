@@ -62,6 +62,9 @@ var neo4jSchema = []string{
 	"CREATE CONSTRAINT twin_node_call IF NOT EXISTS FOR (n:TwinNode) REQUIRE n.call_id IS UNIQUE",
 	// A session is bound to one project at a time (session.start).
 	"CREATE CONSTRAINT twin_session_id IF NOT EXISTS FOR (s:Session) REQUIRE s.id IS UNIQUE",
+	// A deleted project leaves a tombstone per delete call, so a retried
+	// delete knows it already ran.
+	"CREATE CONSTRAINT twin_deleted_call IF NOT EXISTS FOR (d:DeletedProject) REQUIRE d.call_id IS UNIQUE",
 	// A composite property uniqueness constraint (Community edition; a
 	// node key would be Enterprise-only). Its index serves item look-ups.
 	"CREATE CONSTRAINT twin_item_key IF NOT EXISTS FOR (i:Item) REQUIRE (i.project_id, i.key) IS UNIQUE",

@@ -178,8 +178,14 @@ func (s *Neo4jStore) UpdateProject(ctx context.Context, id string, u ProjectUpda
 }
 
 // DeleteProject implements Store.
-func (s *Neo4jStore) DeleteProject(ctx context.Context, id string) error {
+func (s *Neo4jStore) DeleteProject(ctx context.Context, id, idem string) error {
 	_, err := writeTx(ctx, s, func(tx neo4j.ManagedTransaction) (struct{}, error) {
+		if idem != "" {
+			done, err := query(ctx, tx, "MATCH (d:DeletedProject {call_id: $idem, id: $id}) RETURN d.id", map[string]any{"idem": idem, "id": id})
+			if err != nil || len(done) > 0 {
+				return struct{}{}, err
+			}
+		}
 		if ok, err := lockProject(ctx, tx, id); err != nil || !ok {
 			if err == nil {
 				err = fmt.Errorf("%w: no project %s", ErrNotFound, id)
@@ -192,6 +198,12 @@ func (s *Neo4jStore) DeleteProject(ctx context.Context, id string) error {
 			"MATCH (p:Project {id: $id}) DETACH DELETE p",
 		} {
 			if _, err := query(ctx, tx, stmt, map[string]any{"id": id}); err != nil {
+				return struct{}{}, err
+			}
+		}
+		if idem != "" {
+			// The tombstone lets a retried delete know it already ran.
+			if _, err := query(ctx, tx, "CREATE (:DeletedProject {call_id: $idem, id: $id})", map[string]any{"idem": idem, "id": id}); err != nil {
 				return struct{}{}, err
 			}
 		}

@@ -14,8 +14,9 @@ type Store interface {
 	// ListProjects lists projects by name.
 	ListProjects(ctx context.Context) ([]Project, error)
 	UpdateProject(ctx context.Context, id string, u ProjectUpdate) (Project, error)
-	// DeleteProject removes a project and everything in it.
-	DeleteProject(ctx context.Context, id string) error
+	// DeleteProject removes a project and everything in it. A repeated
+	// idempotency key is a success: the first call deleted it.
+	DeleteProject(ctx context.Context, id, idempotencyKey string) error
 
 	// CommitRevision writes the next revision of an item and moves its
 	// head. A stale KEY@n fails with ErrStaleRevision; an unknown

@@ -105,15 +105,24 @@ func updateProject(ctx context.Context, b *Backend, raw json.RawMessage) (any, e
 	return b.Store.UpdateProject(ctx, p.ID, twin.ProjectUpdate{Name: a.Name, Description: a.Description})
 }
 
+// deleteProject deletes by id, keyed by the callId: a retried delete whose
+// first attempt already deleted the project succeeds rather than report a
+// project it just removed as unknown.
 func deleteProject(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	p, err := namedProject(ctx, b, raw)
-	if err != nil {
+	var a struct {
+		ProjectID string `json:"project_id"`
+	}
+	if err := decode(raw, &a); err != nil {
 		return nil, err
 	}
-	if err := b.Store.DeleteProject(ctx, p.ID); err != nil {
+	out := map[string]any{"deleted": true, "project_id": a.ProjectID}
+	if p, err := b.Store.GetProject(ctx, a.ProjectID); err == nil {
+		out["name"] = p.Name
+	}
+	if err := b.Store.DeleteProject(ctx, a.ProjectID, callID(ctx)); err != nil {
 		return nil, err
 	}
-	return map[string]any{"deleted": true, "project_id": p.ID, "name": p.Name}, nil
+	return out, nil
 }
 
 // openProject resolves what the user said to one project: an id, an exact

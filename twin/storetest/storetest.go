@@ -241,7 +241,7 @@ func testCommitIdempotent(t *testing.T, s twin.Store) {
 		t.Errorf("a record's key reused for a revision = %v, want ErrInvalid", err)
 	}
 	// Deleting a project frees its keys: a repeat finds no project.
-	if err := s.DeleteProject(ctx, p.ID); err != nil {
+	if err := s.DeleteProject(ctx, p.ID, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, _, err := s.CommitRevision(ctx, w); !errors.Is(err, twin.ErrNotFound) {
@@ -313,8 +313,11 @@ func testDeleteProject(t *testing.T, s twin.Store) {
 	keep := mustProject(t, s, "Kept")
 	n, _ := commit(t, s, twin.RevisionWrite{ProjectID: p.ID, ItemType: "cad_model", Name: "Part"})
 	k, _ := commit(t, s, twin.RevisionWrite{ProjectID: keep.ID, ItemType: "cad_model", Name: "Part"})
-	if err := s.DeleteProject(ctx, p.ID); err != nil {
+	if err := s.DeleteProject(ctx, p.ID, "delete-call"); err != nil {
 		t.Fatal(err)
+	}
+	if err := s.DeleteProject(ctx, p.ID, "delete-call"); err != nil {
+		t.Errorf("a retried delete = %v, want success: the first attempt deleted it", err)
 	}
 	if _, err := s.GetNode(ctx, n.ID); !errors.Is(err, twin.ErrNotFound) {
 		t.Errorf("a deleted project's node = %v, want ErrNotFound", err)
@@ -322,8 +325,8 @@ func testDeleteProject(t *testing.T, s twin.Store) {
 	if _, err := s.GetNode(ctx, k.ID); err != nil {
 		t.Errorf("another project's node went too: %v", err)
 	}
-	if err := s.DeleteProject(ctx, p.ID); !errors.Is(err, twin.ErrNotFound) {
-		t.Errorf("deleting twice = %v, want ErrNotFound", err)
+	if err := s.DeleteProject(ctx, p.ID, "another-call"); !errors.Is(err, twin.ErrNotFound) {
+		t.Errorf("deleting again in another call = %v, want ErrNotFound", err)
 	}
 	if _, err := s.CreateProject(ctx, twin.Project{Name: "doomed"}, ""); err != nil {
 		t.Errorf("the name of a deleted project is free again: %v", err)
@@ -355,7 +358,7 @@ func testSessionBindings(t *testing.T, s twin.Store) {
 	if err := sb.BindSession(ctx, "s-3", "no-such-project"); !errors.Is(err, twin.ErrNotFound) {
 		t.Errorf("binding to an unknown project = %v, want ErrNotFound", err)
 	}
-	if err := s.DeleteProject(ctx, b.ID); err != nil {
+	if err := s.DeleteProject(ctx, b.ID, ""); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := sb.SessionProject(ctx, "s-2"); !errors.Is(err, twin.ErrNotFound) || !strings.Contains(err.Error(), "gone") {
