@@ -29,9 +29,10 @@ var Unclassified = Annotations{ReadOnly: false, Destructive: true, Idempotent: f
 
 // annotationTable is the one classification of every tool MetaForge serves.
 var annotationTable = map[string]Annotations{
-	"health.check":       {ReadOnly: true, Idempotent: true},
-	"call.get_result":    {ReadOnly: true, Idempotent: true},
-	"power.check_budget": {ReadOnly: true, Idempotent: true},
+	"health.check":         {ReadOnly: true, Idempotent: true},
+	"call.get_result":      {ReadOnly: true, Idempotent: true},
+	"power.check_budget":   {ReadOnly: true, Idempotent: true},
+	"spice.run_simulation": {ReadOnly: true, Idempotent: true},
 
 	// Projects and sessions. Opening a project or starting a session only
 	// changes this session's own view, so they are read-only: holding them

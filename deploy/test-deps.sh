@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what MetaForge's tests need beyond Go, when it is missing:
-# Node.js and npm (the TypeScript MCP SDK drives the server as an
+# ngspice (Debian), Node.js and npm (the TypeScript MCP SDK drives the server as an
 # independent client), and that SDK from npm at the version e2e/package-lock
 # pins. Safe to run again: it installs nothing that is already there.
 set -euo pipefail
@@ -20,6 +20,8 @@ apt_install() {
 
 command -v node >/dev/null 2>&1 || apt_install nodejs
 command -v npm >/dev/null 2>&1 || apt_install npm
+# The solvers the adapters drive.
+command -v ngspice >/dev/null 2>&1 || apt_install ngspice
 
 if [ -f e2e/package.json ]; then
 	if [ ! -d e2e/node_modules/@modelcontextprotocol/sdk ]; then

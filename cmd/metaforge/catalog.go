@@ -9,6 +9,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/power"
+	"github.com/metaforge/metaforge/adapters/spice"
 	"github.com/metaforge/metaforge/worker"
 )
 
@@ -30,6 +31,7 @@ func catalog(t *worker.Temporal, tw *digitaltwin.Backend) (*adapters.Registry, *
 	}
 	all := []adapters.Adapter{
 		power.New(),
+		spice.New(),
 		call.New(worker.CallLookup{Client: t.Client}),
 		&health.Adapter{Checker: checker},
 	}

@@ -1,0 +1,346 @@
+package spice
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/metaforge/metaforge/protocol"
+)
+
+// Analysis types.
+const (
+	AnalysisOP        = "op"
+	AnalysisDC        = "dc"
+	AnalysisAC        = "ac"
+	AnalysisTransient = "transient"
+)
+
+// Limits of one call.
+const (
+	DefaultMaxPoints = 500
+	MaxMaxPoints     = 10000
+	maxNetlistBytes  = 4 << 20
+)
+
+// Request is the input of spice.run_simulation.
+type Request struct {
+	Netlist      *string  `json:"netlist,omitempty"`
+	NetlistPath  *string  `json:"netlist_path,omitempty"`
+	AnalysisType string   `json:"analysis_type,omitempty"`
+	Params       *Params  `json:"params,omitempty"`
+	Vectors      []string `json:"vectors,omitempty"`
+	MaxPoints    *int     `json:"max_points,omitempty"`
+}
+
+// Params are the figures of the analysis card, in SI units (volts or amps,
+// hertz, seconds). Which are allowed depends on the analysis type.
+type Params struct {
+	Source    *string  `json:"source,omitempty"`
+	Start     *float64 `json:"start,omitempty"`
+	Stop      *float64 `json:"stop,omitempty"`
+	Step      *float64 `json:"step,omitempty"`
+	Variation *string  `json:"variation,omitempty"`
+	Points    *int     `json:"points,omitempty"`
+	FStart    *float64 `json:"fstart,omitempty"`
+	FStop     *float64 `json:"fstop,omitempty"`
+	TStep     *float64 `json:"tstep,omitempty"`
+	TStop     *float64 `json:"tstop,omitempty"`
+	TStart    *float64 `json:"tstart,omitempty"`
+}
+
+// job is a validated request: the deck to run and how to report it.
+type job struct {
+	deck      string
+	analysis  string
+	card      string
+	vectors   []string
+	maxPoints int
+}
+
+func decodeRequest(args json.RawMessage) (Request, error) {
+	var req Request
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return Request{}, protocol.Invalid("arguments do not match the spice.run_simulation input schema: %v", err)
+	}
+	if dec.More() {
+		return Request{}, protocol.Invalid("arguments hold more than one JSON value")
+	}
+	return req, nil
+}
+
+var sourceName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_.]*$`)
+
+// num writes a figure for a SPICE card.
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// analysisCard builds the one analysis card from analysis_type and params,
+// refusing params that do not belong to the type.
+func analysisCard(typ string, p *Params) (string, error) {
+	if p == nil {
+		p = &Params{}
+	}
+	allowed := map[string][]string{
+		AnalysisOP:        {},
+		AnalysisDC:        {"source", "start", "stop", "step"},
+		AnalysisAC:        {"variation", "points", "fstart", "fstop"},
+		AnalysisTransient: {"tstep", "tstop", "tstart"},
+	}
+	names, ok := allowed[typ]
+	if !ok {
+		return "", protocol.Invalid("analysis_type %q is not one of op, dc, ac, transient", typ)
+	}
+	given := map[string]bool{
+		"source": p.Source != nil, "start": p.Start != nil, "stop": p.Stop != nil, "step": p.Step != nil,
+		"variation": p.Variation != nil, "points": p.Points != nil, "fstart": p.FStart != nil, "fstop": p.FStop != nil,
+		"tstep": p.TStep != nil, "tstop": p.TStop != nil, "tstart": p.TStart != nil,
+	}
+	for _, k := range []string{"source", "start", "stop", "step", "variation", "points", "fstart", "fstop", "tstep", "tstop", "tstart"} {
+		if given[k] && !contains(names, k) {
+			return "", protocol.Invalid("params.%s does not apply to a %s analysis (it takes: %s)", k, typ, listOrNone(names))
+		}
+	}
+	for _, k := range names {
+		if !given[k] && k != "tstart" {
+			return "", protocol.Invalid("params.%s is required for a %s analysis (it takes: %s)", k, typ, strings.Join(names, ", "))
+		}
+	}
+	switch typ {
+	case AnalysisOP:
+		return ".op", nil
+	case AnalysisDC:
+		if !sourceName.MatchString(*p.Source) {
+			return "", protocol.Invalid("params.source %q is not a source name such as V1", *p.Source)
+		}
+		if *p.Step == 0 {
+			return "", protocol.Invalid("params.step must not be 0")
+		}
+		if (*p.Stop-*p.Start)/(*p.Step) < 0 {
+			return "", protocol.Invalid("params.step %s goes away from stop %s", num(*p.Step), num(*p.Stop))
+		}
+		return ".dc " + *p.Source + " " + num(*p.Start) + " " + num(*p.Stop) + " " + num(*p.Step), nil
+	case AnalysisAC:
+		v := *p.Variation
+		if v != "dec" && v != "oct" && v != "lin" {
+			return "", protocol.Invalid("params.variation %q is not one of dec, oct, lin", v)
+		}
+		if *p.Points < 1 {
+			return "", protocol.Invalid("params.points must be at least 1")
+		}
+		if *p.FStart <= 0 || *p.FStop < *p.FStart {
+			return "", protocol.Invalid("params.fstart must be > 0 and params.fstop >= fstart (got %s, %s)", num(*p.FStart), num(*p.FStop))
+		}
+		return ".ac " + v + " " + strconv.Itoa(*p.Points) + " " + num(*p.FStart) + " " + num(*p.FStop), nil
+	default: // transient
+		if *p.TStep <= 0 || *p.TStop <= 0 {
+			return "", protocol.Invalid("params.tstep and params.tstop must be > 0")
+		}
+		card := ".tran " + num(*p.TStep) + " " + num(*p.TStop)
+		if p.TStart != nil {
+			if *p.TStart < 0 || *p.TStart >= *p.TStop {
+				return "", protocol.Invalid("params.tstart must be >= 0 and < tstop")
+			}
+			card += " " + num(*p.TStart)
+		}
+		return card, nil
+	}
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func listOrNone(l []string) string {
+	if len(l) == 0 {
+		return "no params"
+	}
+	return strings.Join(l, ", ")
+}
+
+// cardTypes maps a netlist's own analysis card to an analysis type. Other
+// analyses (.noise, .tf, .pz, .sens, .disto, .pss, .sp) are refused: the
+// tool reports only these four.
+var cardTypes = map[string]string{".op": AnalysisOP, ".dc": AnalysisDC, ".ac": AnalysisAC, ".tran": AnalysisTransient}
+
+var otherAnalyses = map[string]bool{".noise": true, ".tf": true, ".pz": true, ".sens": true, ".disto": true, ".pss": true, ".sp": true}
+
+// prepare validates a request and builds the deck. It runs nothing.
+func (a *Adapter) prepare(req Request) (job, error) {
+	var j job
+	if (req.Netlist == nil) == (req.NetlistPath == nil) {
+		return j, protocol.Invalid("give exactly one of netlist (the netlist text) or netlist_path (a file to read)")
+	}
+	var text, base string
+	if req.Netlist != nil {
+		text = *req.Netlist
+	} else {
+		t, real, err := a.readNetlist(*req.NetlistPath)
+		if err != nil {
+			return j, err
+		}
+		text, base = t, filepath.Dir(real)
+	}
+	inc := &includes{a: a, seen: map[string]bool{}}
+	if len(text) > maxNetlistBytes {
+		return j, protocol.Invalid("netlist is %d bytes, more than the %d allowed", len(text), maxNetlistBytes)
+	}
+	if strings.TrimSpace(text) == "" {
+		return j, protocol.Invalid("netlist is empty")
+	}
+	if strings.ContainsRune(text, 0) {
+		return j, protocol.Invalid("netlist holds a NUL byte: it is not a text netlist")
+	}
+	j.maxPoints = DefaultMaxPoints
+	if req.MaxPoints != nil {
+		if *req.MaxPoints < 1 || *req.MaxPoints > MaxMaxPoints {
+			return j, protocol.Invalid("max_points %d is outside 1..%d", *req.MaxPoints, MaxMaxPoints)
+		}
+		j.maxPoints = *req.MaxPoints
+	}
+	for _, v := range req.Vectors {
+		if strings.TrimSpace(v) == "" {
+			return j, protocol.Invalid("vectors holds an empty name")
+		}
+	}
+	j.vectors = req.Vectors
+
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	var body []string
+	var cards []string // the netlist's own analysis cards, as written
+	cardType := ""
+	// Line 1 of a SPICE deck is its title, whatever it says.
+	for i, line := range lines {
+		if i == 0 {
+			body = append(body, line)
+			continue
+		}
+		t := strings.ToLower(strings.TrimSpace(line))
+		word := t
+		if f := strings.Fields(t); len(f) > 0 {
+			word = f[0]
+		}
+		switch {
+		case isControl(word):
+			return j, protocol.Invalid("netlist line %d: %s blocks are refused: they run arbitrary ngspice commands (shell, file writes). Remove the .control ... .endc block and give the analysis as analysis_type and params", i+1, word)
+		case isInclude(word):
+			rewritten, err := inc.line(line, base, fmt.Sprintf("netlist line %d", i+1))
+			if err != nil {
+				return j, err
+			}
+			line = rewritten
+		case word == ".end":
+			continue // the deck's end is written after the analysis card
+		case cardTypes[word] != "":
+			cards = append(cards, strings.TrimSpace(line))
+			cardType = cardTypes[word]
+		case otherAnalyses[word]:
+			return j, protocol.Invalid("netlist line %d: %s analysis is not supported; this tool runs op, dc, ac or transient", i+1, word)
+		}
+		body = append(body, line)
+	}
+	if req.AnalysisType == "" {
+		if req.Params != nil {
+			return j, protocol.Invalid("params given without analysis_type")
+		}
+		switch len(cards) {
+		case 0:
+			return j, protocol.Invalid("the netlist has no analysis card (.op, .dc, .ac, .tran): give analysis_type and params")
+		case 1:
+			j.analysis, j.card = cardType, cards[0]
+		default:
+			return j, protocol.Invalid("the netlist has %d analysis cards (%s): keep one, or remove them and give analysis_type and params", len(cards), strings.Join(cards, "; "))
+		}
+	} else {
+		if len(cards) > 0 {
+			return j, protocol.Invalid("analysis_type %s was given but the netlist has its own analysis card(s) (%s): remove them or leave out analysis_type", req.AnalysisType, strings.Join(cards, "; "))
+		}
+		card, err := analysisCard(req.AnalysisType, req.Params)
+		if err != nil {
+			return j, err
+		}
+		j.analysis, j.card = req.AnalysisType, card
+		body = append(body, card)
+	}
+	body = append(body, ".end", "")
+	j.deck = strings.Join(body, "\n")
+	return j, nil
+}
+
+// readNetlist reads netlist_path, which must be a readable regular file
+// inside AllowedRoots when those are set (symlinks resolved, compared by
+// whole path components).
+func (a *Adapter) readNetlist(path string) (string, string, error) {
+	return a.readConfined("netlist_path", path)
+}
+
+// readConfined reads a file named by what (netlist_path, an .include): it
+// must exist, be a regular file of at most maxNetlistBytes, and lie inside
+// AllowedRoots when those are set. It returns the text and the resolved path.
+func (a *Adapter) readConfined(what, path string) (string, string, error) {
+	if strings.TrimSpace(path) == "" {
+		return "", "", protocol.Invalid("%s is empty", what)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", "", protocol.Invalid("%s %q: %v", what, path, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", "", protocol.Invalid("%s %q does not exist", what, path)
+		}
+		return "", "", protocol.Invalid("%s %q cannot be resolved: %v", what, path, err)
+	}
+	if len(a.AllowedRoots) > 0 && !a.inAllowedRoots(real) {
+		return "", "", protocol.Invalid("%s %q (resolved to %s) is outside the allowed roots %s", what, path, real, strings.Join(a.AllowedRoots, ", "))
+	}
+	st, err := os.Stat(real)
+	if err != nil {
+		return "", "", protocol.Invalid("%s %q: %v", what, path, err)
+	}
+	if !st.Mode().IsRegular() {
+		return "", "", protocol.Invalid("%s %q is not a regular file", what, path)
+	}
+	if st.Size() > maxNetlistBytes {
+		return "", "", protocol.Invalid("%s %q is %d bytes, more than the %d allowed", what, path, st.Size(), maxNetlistBytes)
+	}
+	b, err := os.ReadFile(real)
+	if err != nil {
+		return "", "", protocol.Invalid("%s %q cannot be read: %v", what, path, err)
+	}
+	return string(b), real, nil
+}
+
+func (a *Adapter) inAllowedRoots(real string) bool {
+	for _, root := range a.AllowedRoots {
+		r, err := filepath.Abs(root)
+		if err != nil {
+			continue
+		}
+		if rr, err := filepath.EvalSymlinks(r); err == nil {
+			r = rr
+		}
+		rel, err := filepath.Rel(r, real)
+		if err != nil {
+			continue
+		}
+		if rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)) {
+			return true
+		}
+	}
+	return false
+}
