@@ -7,8 +7,6 @@ package power
 import (
 	"context"
 	"encoding/json"
-	"sync"
-	"time"
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/protocol"
@@ -40,17 +38,14 @@ const description = "Static worst-case power budget per supply rail. " +
 
 // Adapter serves power.check_budget.
 type Adapter struct {
-	started time.Time
-
-	mu   sync.Mutex
-	last *time.Time
+	calls *adapters.Invocations
 }
 
 var _ adapters.Adapter = (*Adapter)(nil)
 
 // New returns the power adapter.
 func New() *Adapter {
-	return &Adapter{started: time.Now()}
+	return &Adapter{calls: adapters.NewInvocations()}
 }
 
 // ID is "power".
@@ -83,56 +78,31 @@ func (a *Adapter) Call(ctx context.Context, toolID string, args json.RawMessage)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	now := time.Now()
-	a.mu.Lock()
-	a.last = &now
-	a.mu.Unlock()
+	a.calls.Called()
 
 	if toolID != ToolCheckBudget {
-		return nil, withTool(protocol.Invalid("adapter power has no tool %q: call %s", toolID, ToolCheckBudget), toolID)
+		return nil, adapters.WithToolID(protocol.Invalid("adapter power has no tool %q: call %s", toolID, ToolCheckBudget), toolID)
 	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
 	req, err := decodeRequest(args)
 	if err != nil {
-		return nil, withTool(err, toolID)
+		return nil, adapters.WithToolID(err, toolID)
 	}
 	report, err := CheckBudget(req)
 	if err != nil {
-		return nil, withTool(err, toolID)
+		return nil, adapters.WithToolID(err, toolID)
 	}
 	data, err := json.Marshal(report)
 	if err != nil {
-		return nil, withTool(protocol.Refusal("could not encode the budget report: %v", err), toolID)
+		return nil, adapters.WithToolID(protocol.Refusal("could not encode the budget report: %v", err), toolID)
 	}
 	return &adapters.Result{Data: data}, nil
-}
-
-// withTool stamps the tool id on a protocol error, as the registry does.
-func withTool(err error, toolID string) error {
-	if pe, ok := err.(*protocol.Error); ok {
-		pe.ToolID = toolID
-	}
-	return err
 }
 
 // Health is always healthy: the adapter is arithmetic in this process, with
 // nothing outside it to lose.
 func (a *Adapter) Health(ctx context.Context) (adapters.HealthStatus, error) {
-	a.mu.Lock()
-	var last *time.Time
-	if a.last != nil {
-		t := *a.last
-		last = &t
-	}
-	a.mu.Unlock()
-	return adapters.HealthStatus{
-		AdapterID:      AdapterID,
-		Status:         "healthy",
-		Version:        version,
-		ToolsAvailable: len(a.Manifests()),
-		UptimeSeconds:  time.Since(a.started).Seconds(),
-		LastInvocation: last,
-	}, nil
+	return a.calls.Healthy(AdapterID, version, len(a.Manifests())), nil
 }

@@ -10,7 +10,6 @@ import (
 	"encoding/json"
 	"os/exec"
 	"regexp"
-	"sync"
 	"time"
 
 	"github.com/metaforge/metaforge/adapters"
@@ -45,9 +44,7 @@ type Adapter struct {
 	// instead of its default binary one. Both are parsed.
 	ASCIIRawfile bool
 
-	started time.Time
-	mu      sync.Mutex
-	last    *time.Time
+	calls *adapters.Invocations
 }
 
 var _ adapters.Adapter = (*Adapter)(nil)
@@ -55,7 +52,7 @@ var _ adapters.Adapter = (*Adapter)(nil)
 // New returns the spice adapter, confining netlist_path to allowedRoots
 // (none: unconfined).
 func New(allowedRoots ...string) *Adapter {
-	return &Adapter{AllowedRoots: allowedRoots, started: time.Now()}
+	return &Adapter{AllowedRoots: allowedRoots, calls: adapters.NewInvocations()}
 }
 
 // ID is "spice".
@@ -87,41 +84,31 @@ func (a *Adapter) Call(ctx context.Context, toolID string, args json.RawMessage)
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	now := time.Now()
-	a.mu.Lock()
-	a.last = &now
-	a.mu.Unlock()
+	a.calls.Called()
 
 	if toolID != ToolRunSimulation {
-		return nil, withTool(protocol.Invalid("adapter spice has no tool %q: call %s", toolID, ToolRunSimulation), toolID)
+		return nil, adapters.WithToolID(protocol.Invalid("adapter spice has no tool %q: call %s", toolID, ToolRunSimulation), toolID)
 	}
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
 	req, err := decodeRequest(args)
 	if err != nil {
-		return nil, withTool(err, toolID)
+		return nil, adapters.WithToolID(err, toolID)
 	}
 	j, err := a.prepare(req)
 	if err != nil {
-		return nil, withTool(err, toolID)
+		return nil, adapters.WithToolID(err, toolID)
 	}
 	out, err := a.run(ctx, j)
 	if err != nil {
-		return nil, withTool(err, toolID)
+		return nil, adapters.WithToolID(err, toolID)
 	}
 	data, err := json.Marshal(out)
 	if err != nil {
-		return nil, withTool(protocol.Refusal("could not encode the simulation result: %v", err), toolID)
+		return nil, adapters.WithToolID(protocol.Refusal("could not encode the simulation result: %v", err), toolID)
 	}
 	return &adapters.Result{Data: data}, nil
-}
-
-func withTool(err error, toolID string) error {
-	if pe, ok := err.(*protocol.Error); ok {
-		pe.ToolID = toolID
-	}
-	return err
 }
 
 var ngspiceVersion = regexp.MustCompile(`ngspice-[0-9][0-9A-Za-z.+-]*`)
@@ -147,20 +134,5 @@ func (a *Adapter) Health(ctx context.Context) (adapters.HealthStatus, error) {
 	if ng == "" {
 		ng = "ngspice (version not reported)"
 	}
-	a.mu.Lock()
-	var last *time.Time
-	if a.last != nil {
-		t := *a.last
-		last = &t
-	}
-	started := a.started
-	a.mu.Unlock()
-	return adapters.HealthStatus{
-		AdapterID:      AdapterID,
-		Status:         "healthy",
-		Version:        version + " (" + ng + ")",
-		ToolsAvailable: len(a.Manifests()),
-		UptimeSeconds:  time.Since(started).Seconds(),
-		LastInvocation: last,
-	}, nil
+	return a.calls.Healthy(AdapterID, version+" ("+ng+")", len(a.Manifests())), nil
 }
