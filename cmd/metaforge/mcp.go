@@ -18,37 +18,22 @@ func runMCP(ctx context.Context, args []string) error {
 	fs.SetOutput(os.Stderr)
 	var tf temporalFlags
 	tf.register(fs)
-	noWorker := fs.Bool("no-worker", false, "run no workers in this process")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	logger, err := newLogger(tf.logLevel)
+	opts, logger, err := tf.parse(fs, args, true)
 	if err != nil {
 		return err
 	}
-	opts := tf.options(true)
-	opts.Logger = logger
 	if opts.Address == "" && tf.uiPort != 0 && worker.CheckPortFree("127.0.0.1", tf.uiPort, "Temporal UI") != nil {
 		opts.Embed.UIPort = 0 // a UI is a convenience here, not a reason to fail
 	}
 	// A running metaforge serve already runs workers; otherwise this
 	// process must, or nothing would execute the calls.
-	runWorkers := func(t *worker.Temporal) bool { return !*noWorker && t.Mode != worker.ModeShared }
+	runWorkers := func(t *worker.Temporal) bool { return !tf.noWorker && t.Mode != worker.ModeShared }
 	rt, err := startRuntime(ctx, opts, tf.runtime(runWorkers), logger)
 	if err != nil {
 		return err
 	}
 	defer rt.stop()
-	srv := mcpserver.New(mcpserver.Options{
-		Registry:           rt.registry,
-		Engine:             mcpserver.TemporalEngine{Client: rt.temporal.Client, Eager: rt.workers != nil},
-		Health:             rt.health,
-		Caller:             mcpserver.CallerLocal,
-		SessionID:          stdioSessionID(),
-		AllowTwinMutations: tf.allowTwinMutations,
-		Version:            version,
-		Logger:             logger,
-	})
+	srv := rt.mcpServer(mcpserver.CallerLocal, stdioSessionID(), logger)
 	logger.Info("serving MCP on stdio", "temporal", rt.temporal.Mode, "address", rt.temporal.Address)
 	if err := srv.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil {
 		return fmt.Errorf("stdio: %w", err)

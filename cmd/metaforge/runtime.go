@@ -7,6 +7,7 @@ import (
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/health"
+	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/worker"
 )
 
@@ -65,6 +66,21 @@ func (rt *runtime) stop() {
 	}
 	rt.temporal.Close()
 	_ = rt.twin.Store.Close(context.Background())
+}
+
+// mcpServer is the MCP server over this runtime, for one transport's caller
+// class. Eager start needs this process's own workflow worker.
+func (rt *runtime) mcpServer(caller, sessionID string, logger *slog.Logger) *mcpserver.Server {
+	return mcpserver.New(mcpserver.Options{
+		Registry:           rt.registry,
+		Engine:             mcpserver.TemporalEngine{Client: rt.temporal.Client, Eager: rt.workers != nil},
+		Health:             rt.health,
+		Caller:             caller,
+		SessionID:          sessionID,
+		AllowTwinMutations: rt.twin.AllowMutations,
+		Version:            version,
+		Logger:             logger,
+	})
 }
 
 // runtimeOptions are what a command asks of the runtime.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
@@ -22,6 +23,7 @@ type temporalFlags struct {
 	uiPort             int
 	logLevel           string
 	allowTwinMutations bool
+	noWorker           bool
 }
 
 func (f *temporalFlags) register(fs *flag.FlagSet) {
@@ -31,6 +33,21 @@ func (f *temporalFlags) register(fs *flag.FlagSet) {
 	fs.IntVar(&f.uiPort, "ui-port", 8233, "embedded Temporal UI port (0: no UI)")
 	fs.StringVar(&f.logLevel, "log-level", "warn", "debug, info, warn or error")
 	registerTwinFlags(fs, &f.allowTwinMutations)
+	fs.BoolVar(&f.noWorker, "no-worker", false, "run no workers in this process (they run elsewhere)")
+}
+
+// parse reads the flags and makes the logger and the Temporal options.
+func (f *temporalFlags) parse(fs *flag.FlagSet, args []string, useRunning bool) (worker.TemporalOptions, *slog.Logger, error) {
+	if err := fs.Parse(args); err != nil {
+		return worker.TemporalOptions{}, nil, err
+	}
+	logger, err := newLogger(f.logLevel)
+	if err != nil {
+		return worker.TemporalOptions{}, nil, err
+	}
+	opts := f.options(useRunning)
+	opts.Logger = logger
+	return opts, logger, nil
 }
 
 // registerTwinFlags adds the twin's flags. The mutation flag must agree on
@@ -63,16 +80,10 @@ func runServe(ctx context.Context, args []string) error {
 	var tf temporalFlags
 	tf.register(fs)
 	httpAddr := fs.String("http-addr", "127.0.0.1:8765", "MCP Streamable HTTP (/mcp) and /healthz")
-	noWorker := fs.Bool("no-worker", false, "run no workers in this process (they run elsewhere)")
-	if err := fs.Parse(args); err != nil {
-		return err
-	}
-	logger, err := newLogger(tf.logLevel)
+	opts, logger, err := tf.parse(fs, args, false)
 	if err != nil {
 		return err
 	}
-	opts := tf.options(false)
-	opts.Logger = logger
 
 	// Every port is checked before anything starts.
 	listener, err := net.Listen("tcp", *httpAddr)
@@ -92,7 +103,7 @@ func runServe(ctx context.Context, args []string) error {
 	}
 
 	runWorkers := always
-	if *noWorker {
+	if tf.noWorker {
 		runWorkers = never
 	}
 	rt, err := startRuntime(ctx, opts, tf.runtime(runWorkers), logger)
@@ -101,15 +112,7 @@ func runServe(ctx context.Context, args []string) error {
 	}
 	defer rt.stop()
 
-	srv := mcpserver.New(mcpserver.Options{
-		Registry:           rt.registry,
-		Engine:             mcpserver.TemporalEngine{Client: rt.temporal.Client, Eager: rt.workers != nil},
-		Health:             rt.health,
-		Caller:             mcpserver.CallerUntrusted,
-		AllowTwinMutations: tf.allowTwinMutations,
-		Version:            version,
-		Logger:             logger,
-	})
+	srv := rt.mcpServer(mcpserver.CallerUntrusted, "", logger)
 	httpServer := &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(listener) }()
