@@ -336,14 +336,14 @@ func (s *stdioServer) toolCall(ctx, callCtx context.Context, req rpcRequest) {
 			if toolID == "" {
 				toolID = p.ToolID
 			}
-			s.replyError(req.ID, pe.Code, codeMessage(pe.Code), toolID, pe.Details, pe.Retryable, durMS)
+			s.replyError(req.ID, pe.Code, pe.Code.Message(), toolID, pe.Details, pe.Retryable, durMS)
 		case p.TimeoutSeconds > 0 && errors.Is(callCtx.Err(), context.DeadlineExceeded) && ctx.Err() == nil:
 			// Not retryable: a call that ran out its limit would likely do so again.
 			s.replyError(req.ID, protocol.ToolTimeout, fmt.Sprintf("Tool exceeded timeout of %ds", p.TimeoutSeconds), p.ToolID,
 				fmt.Sprintf("execution exceeded the %d second limit: %v", p.TimeoutSeconds, err), false, durMS)
 		default:
 			// The adapter could not say how it failed, so it may work next time.
-			s.replyError(req.ID, protocol.ToolExecutionError, codeMessage(protocol.ToolExecutionError), p.ToolID, err.Error(), true, durMS)
+			s.replyError(req.ID, protocol.ToolExecutionError, protocol.ToolExecutionError.Message(), p.ToolID, err.Error(), true, durMS)
 		}
 		return
 	}
@@ -376,9 +376,9 @@ func (s *stdioServer) healthCheck(ctx context.Context, req rpcRequest) {
 	if err != nil {
 		var pe *protocol.Error
 		if errors.As(err, &pe) {
-			s.replyError(req.ID, pe.Code, codeMessage(pe.Code), pe.ToolID, pe.Details, pe.Retryable, 0)
+			s.replyError(req.ID, pe.Code, pe.Code.Message(), pe.ToolID, pe.Details, pe.Retryable, 0)
 		} else {
-			s.replyError(req.ID, protocol.ToolUnavailable, codeMessage(protocol.ToolUnavailable), "",
+			s.replyError(req.ID, protocol.ToolUnavailable, protocol.ToolUnavailable.Message(), "",
 				fmt.Sprintf("adapter %q failed its health check: %v", s.adapter.ID(), err), false, 0)
 		}
 		return
@@ -459,31 +459,6 @@ func (s *stdioServer) writeError() error {
 		return fmt.Errorf("serving adapter %q: writing responses: %w", s.adapter.ID(), s.writeErr)
 	}
 	return nil
-}
-
-// codeMessage is the JSON-RPC message for a code: the constant strings of
-// spec 000 section 12. The specifics go in data.details.
-func codeMessage(c protocol.Code) string {
-	switch c {
-	case protocol.ParseError:
-		return "Parse error"
-	case protocol.InvalidRequest:
-		return "Invalid request"
-	case protocol.MethodNotFound:
-		return "Method not found"
-	case protocol.InvalidParams:
-		return "Invalid params"
-	case protocol.InternalError:
-		return "Internal error"
-	case protocol.ToolExecutionError:
-		return "Tool execution failed"
-	case protocol.ToolUnavailable:
-		return "Tool adapter is unavailable"
-	case protocol.ToolTimeout:
-		return "Tool exceeded its timeout"
-	default:
-		return c.Name()
-	}
 }
 
 // readLine reads one line, without its line ending. A line longer than max is

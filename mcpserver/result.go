@@ -74,28 +74,13 @@ func legacyResult(res workflows.ToolCallResult) (any, *jsonrpc.Error) {
 	if e == nil {
 		e = &workflows.CallError{Code: int(protocol.ToolExecutionError), Type: protocol.ToolExecutionError.Name(), Details: "the call ended without a result or an error"}
 	}
-	return nil, rpcError(protocol.Code(e.Code), legacyMessage(protocol.Code(e.Code)), map[string]any{
+	return nil, rpcError(protocol.Code(e.Code), protocol.Code(e.Code).Message(), map[string]any{
 		"error_type":  e.Type,
 		"tool_id":     res.ToolID,
 		"details":     e.Details,
 		"duration_ms": res.DurationMs,
 		"call_id":     res.CallID,
 	})
-}
-
-func legacyMessage(c protocol.Code) string {
-	switch c {
-	case protocol.ToolTimeout:
-		return "Tool exceeded its timeout"
-	case protocol.ToolUnavailable:
-		return "Tool adapter is unavailable"
-	case protocol.InvalidParams:
-		return "Invalid params"
-	case protocol.ResourceNotFound:
-		return "Resource not found"
-	default:
-		return "Tool execution failed"
-	}
 }
 
 func isJSONObject(b []byte) bool {

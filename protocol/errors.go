@@ -39,6 +39,31 @@ var codeNames = map[Code]string{
 	AuthDenied:         "AUTH_DENIED",
 }
 
+// codeMessages are the constant JSON-RPC messages of spec 000 section 12;
+// what went wrong goes in data.details.
+var codeMessages = map[Code]string{
+	ParseError:         "Parse error",
+	InvalidRequest:     "Invalid request",
+	MethodNotFound:     "Method not found",
+	InvalidParams:      "Invalid params",
+	InternalError:      "Internal error",
+	ToolExecutionError: "Tool execution failed",
+	ResourceNotFound:   "Resource not found",
+	ToolUnavailable:    "Tool adapter is unavailable",
+	ResourceReadError:  "Resource could not be read",
+	ToolTimeout:        "Tool exceeded its timeout",
+	AuthDenied:         "Credential rejected",
+}
+
+// Message is the code's constant JSON-RPC message, such as "Tool execution
+// failed" for TOOL_EXECUTION_ERROR.
+func (c Code) Message() string {
+	if m, ok := codeMessages[c]; ok {
+		return m
+	}
+	return c.Name()
+}
+
 // Name is the taxonomy name of the code, such as "TOOL_TIMEOUT".
 func (c Code) Name() string {
 	if n, ok := codeNames[c]; ok {
