@@ -52,7 +52,11 @@ func (t *Tools) InvokeTool(ctx context.Context, req workflows.InvokeToolRequest)
 	}
 
 	stop := keepHeartbeating(ctx)
-	callCtx := adapters.WithCallInfo(ctx, adapters.CallInfo{CallID: req.CallID, SessionID: req.SessionID, Caller: req.Caller, Client: req.Client})
+	ci := adapters.CallInfo{CallID: req.CallID, SessionID: req.SessionID, Caller: req.Caller, Client: req.Client}
+	if req.Approval != nil {
+		ci.ApprovedBy, ci.ApproverVerified = req.Approval.ApprovedBy, req.Approval.ApproverVerified
+	}
+	callCtx := adapters.WithCallInfo(ctx, ci)
 	res, err := adapter.Call(callCtx, req.ToolID, req.Arguments)
 	stop()
 	if err != nil {

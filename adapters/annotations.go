@@ -11,6 +11,10 @@ type Annotations struct {
 	// WritesWithTwinMutations marks a read-only tool that writes when the
 	// server runs with --allow-twin-mutations (twin.query_cypher).
 	WritesWithTwinMutations bool
+	// HumanAuthority marks a tool that records who decided (gate
+	// approvals, promotions, change approvals): it is always held, and an
+	// answer that identifies nobody (an elicitation) cannot approve it.
+	HumanAuthority bool
 }
 
 // Given is the annotation in force on a server whose twin mutation flag is
@@ -64,6 +68,19 @@ var annotationTable = map[string]Annotations{
 	"twin.constraint_violations":      {ReadOnly: true, Idempotent: true},
 	"constraint.validate":             {ReadOnly: true, Idempotent: true},
 	"twin.query_cypher":               {ReadOnly: true, Idempotent: true, WritesWithTwinMutations: true},
+
+	// The test-fixture adapter (adapters/adaptertest) serves only tests.
+	// Its tools that change nothing are reads; write stands for any write,
+	// and sign_off for the human-authority tools later issues add (gate
+	// approvals, promotions).
+	"fixture.echo":       {ReadOnly: true, Idempotent: true},
+	"fixture.refuse":     {ReadOnly: true, Idempotent: true},
+	"fixture.sleep":      {ReadOnly: true, Idempotent: true},
+	"fixture.sleep_once": {ReadOnly: true},
+	"fixture.flaky":      {ReadOnly: true, Idempotent: true},
+	"fixture.timeout":    {ReadOnly: true, Idempotent: true},
+	"fixture.write":      {},
+	"fixture.sign_off":   {HumanAuthority: true},
 }
 
 // AnnotationsFor returns a tool's declared annotations, and whether anyone

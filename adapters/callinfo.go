@@ -10,6 +10,11 @@ type CallInfo struct {
 	SessionID string
 	Caller    string
 	Client    string
+	// ApprovedBy is who approved a held call ("" for a call never held),
+	// and ApproverVerified whether that name was checked: a human-authority
+	// tool records them.
+	ApprovedBy       string
+	ApproverVerified bool
 }
 
 type callInfoKey struct{}

@@ -1,5 +1,7 @@
 package mcpserver
 
+import "github.com/modelcontextprotocol/go-sdk/mcp"
+
 // Caller classes (spec 003 "Approval-held writes"). The transport declares
 // which one a connection is; the default is the least trusted.
 const (
@@ -7,3 +9,14 @@ const (
 	CallerRemote    = "remote"    // HTTP with a verified identity
 	CallerUntrusted = "untrusted" // HTTP with no identity
 )
+
+// callerOf classifies one request: a bearer token the deployment's
+// verifier accepted identifies a remote caller; otherwise the transport's
+// own class holds (stdio local, HTTP untrusted). A shared API key
+// identifies nobody, so it never makes a caller remote.
+func (s *Server) callerOf(extra *mcp.RequestExtra) string {
+	if extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
+		return CallerRemote
+	}
+	return s.opts.Caller
+}

@@ -10,6 +10,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/metaforge/metaforge/approvals"
 	"github.com/metaforge/metaforge/workflows"
 )
 
@@ -18,7 +19,8 @@ import (
 type Engine interface {
 	// StartCall starts the ToolCall workflow for a call. Once it returns
 	// nil the call is durable: it runs to its end whatever the client does.
-	StartCall(ctx context.Context, in workflows.ToolCallInput) error
+	// A held call (in.Hold set) also carries what its reviewer is shown.
+	StartCall(ctx context.Context, in workflows.ToolCallInput, ask *approvals.Ask) error
 	// AwaitCall waits for a started call's result. If ctx ends first (the
 	// client went away) the workflow runs on, and its result stays
 	// available by callId.
@@ -39,15 +41,26 @@ type TemporalEngine struct {
 }
 
 // StartCall starts workflow call-<callId> with its search attributes.
-func (e TemporalEngine) StartCall(ctx context.Context, in workflows.ToolCallInput) error {
+func (e TemporalEngine) StartCall(ctx context.Context, in workflows.ToolCallInput, ask *approvals.Ask) error {
+	hold := workflows.HoldNone
+	var memo map[string]any
+	if in.Hold != nil {
+		hold = workflows.HoldPending
+		if ask != nil {
+			memo = map[string]any{approvals.MemoKey: ask}
+		}
+	}
 	attrs := []temporal.SearchAttributeUpdate{
 		workflows.AttrTool.ValueSet(in.ToolID),
 		workflows.AttrAdapter.ValueSet(in.AdapterID),
 		workflows.AttrCaller.ValueSet(in.Caller),
-		workflows.AttrHold.ValueSet("none"),
+		workflows.AttrHold.ValueSet(hold),
 	}
 	if in.Client != "" {
 		attrs = append(attrs, workflows.AttrClient.ValueSet(in.Client))
+	}
+	if ask != nil && ask.ProjectID != "" {
+		attrs = append(attrs, workflows.AttrProject.ValueSet(ask.ProjectID))
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
 	defer cancel()
@@ -55,6 +68,7 @@ func (e TemporalEngine) StartCall(ctx context.Context, in workflows.ToolCallInpu
 		ID:                    workflows.CallWorkflowID(in.CallID),
 		TaskQueue:             workflows.TaskQueue,
 		TypedSearchAttributes: temporal.NewSearchAttributes(attrs...),
+		Memo:                  memo,
 		EnableEagerStart:      e.Eager,
 	}, "ToolCall", in)
 	if err != nil {

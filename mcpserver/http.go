@@ -8,20 +8,45 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/metaforge/metaforge/approvals"
 	"github.com/metaforge/metaforge/protocol"
 )
 
-// HTTPHandler serves MCP Streamable HTTP on /mcp and the roll-up health on
-// /healthz. Bodies are screened like stdio lines before the SDK sees them.
+// HTTPHandler serves MCP Streamable HTTP on /mcp, the roll-up health on
+// /healthz, and, when holds can be decided here, the approvals queue
+// (/v1/approvals and the /approvals page). Bodies are screened like stdio
+// lines before the SDK sees them; /mcp and /v1 are behind the configured
+// auth.
 func (s *Server) HTTPHandler() http.Handler {
 	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
 		Logger:              s.opts.Logger,
 		MaxRequestBodyBytes: MaxFrameBytes + 1,
 	})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.screenHTTP(streamable))
+	mux.Handle("/mcp", s.opts.Auth.Middleware(s.trackStreams(s.screenHTTP(streamable))))
 	mux.HandleFunc("GET /healthz", s.serveHealthz)
+	if s.holds.Decider != nil {
+		api := http.NewServeMux()
+		approvals.Handler{Queue: s.holds.Decider, Identify: Identify, Logger: s.opts.Logger}.Register(api)
+		mux.Handle("/v1/", s.opts.Auth.Middleware(api))
+		mux.Handle("GET /approvals", api)
+	}
 	return mux
+}
+
+// trackStreams counts each session's open GET /mcp stream, so a question
+// for that session goes down it.
+func (s *Server) trackStreams(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		id := r.Header.Get("Mcp-Session-Id")
+		if r.Method != http.MethodGet || id == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
+		s.streams.add(id, 1)
+		defer s.streams.add(id, -1)
+		next.ServeHTTP(w, r)
+	})
 }
 
 func (s *Server) screenHTTP(next http.Handler) http.Handler {
@@ -37,6 +62,9 @@ func (s *Server) screenHTTP(next http.Handler) http.Handler {
 			return
 		}
 		v := screen(body, batchesAllowed(protocolVersionOf(r)))
+		if v.reply == nil && v.legacy == nil {
+			s.noteLateAnswer(r.Header.Get("Mcp-Session-Id"), body)
+		}
 		switch {
 		case v.reply != nil:
 			writeJSON(w, v.status, v.reply)

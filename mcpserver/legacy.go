@@ -70,11 +70,11 @@ func (s *Server) dispatchLegacy(ctx context.Context, req *legacyRequest) (any, *
 			}
 			return nil, rpcErr
 		}
-		res, rpcErr := s.runCall(ctx, in, nil)
+		res, rpcErr := s.dispatch(ctx, nil, in)
 		if rpcErr != nil {
 			return nil, rpcErr
 		}
-		return legacyResult(res)
+		return s.legacyResult(res)
 	case "health/check":
 		return s.opts.Health.Check(ctx), nil
 	}

@@ -16,7 +16,10 @@ import (
 // whose text says why, so the model reads the reason (spec 000 4.4.1); a
 // call that could not run at all (no adapter) is a JSON-RPC error. Every
 // answer names its callId.
-func toolResult(res workflows.ToolCallResult) (*mcp.CallToolResult, error) {
+func (s *Server) toolResult(res workflows.ToolCallResult) (*mcp.CallToolResult, error) {
+	if a := res.Approval; a != nil && a.Outcome != workflows.OutcomeApproved {
+		return nil, s.approvalError(res)
+	}
 	if res.Status == workflows.StatusSuccess {
 		out := &mcp.CallToolResult{
 			Content: []mcp.Content{&mcp.TextContent{Text: string(res.Data)}},
@@ -25,6 +28,7 @@ func toolResult(res workflows.ToolCallResult) (*mcp.CallToolResult, error) {
 		if isJSONObject(res.Data) {
 			out.StructuredContent = res.Data
 		}
+		withApproval(out, res.Approval)
 		return out, nil
 	}
 	e := res.Error
@@ -37,7 +41,7 @@ func toolResult(res workflows.ToolCallResult) (*mcp.CallToolResult, error) {
 			"error_type": e.Type, "tool_id": res.ToolID, "details": e.Details, "duration_ms": res.DurationMs, "callId": res.CallID,
 		})
 	}
-	return &mcp.CallToolResult{
+	out := &mcp.CallToolResult{
 		IsError: true,
 		Content: []mcp.Content{&mcp.TextContent{Text: fmt.Sprintf("%s failed: %s", res.ToolID, e.Details)}},
 		Meta: mcp.Meta{
@@ -50,12 +54,17 @@ func toolResult(res workflows.ToolCallResult) (*mcp.CallToolResult, error) {
 				"errorType":  e.Type,
 			},
 		},
-	}, nil
+	}
+	withApproval(out, res.Approval)
+	return out, nil
 }
 
 // legacyResult is the same result in the tool/call dialect of spec 000 4.2:
 // a result envelope, or a JSON-RPC error carrying data.details.
-func legacyResult(res workflows.ToolCallResult) (any, *jsonrpc.Error) {
+func (s *Server) legacyResult(res workflows.ToolCallResult) (any, *jsonrpc.Error) {
+	if a := res.Approval; a != nil && a.Outcome != workflows.OutcomeApproved {
+		return nil, s.approvalError(res)
+	}
 	if res.Status == workflows.StatusSuccess {
 		files := res.OutputFiles
 		if files == nil {

@@ -34,13 +34,31 @@ type Options struct {
 	// AllowTwinMutations is --allow-twin-mutations: twin.query_cypher may
 	// write, and is annotated as a write.
 	AllowTwinMutations bool
+	// Transport is TransportStdio or TransportHTTP: whether a client can
+	// always be reached, and what health.check reports.
+	Transport string
+	// Holds is how writes are held for approval.
+	Holds HoldPolicy
+	// Auth is what the HTTP transport enforces (ignored over stdio).
+	Auth Auth
 }
+
+// Transports.
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http"
+)
 
 // Server is one MCP server over a registry. Build one per transport: the
 // transport decides the caller class.
 type Server struct {
-	opts Options
-	mcp  *mcp.Server
+	opts  Options
+	holds HoldPolicy
+	mcp   *mcp.Server
+	// streams counts open GET /mcp streams and elicitations open
+	// questions, per session.
+	streams      sessionCounts
+	elicitations sessionCounts
 }
 
 // New builds the server and registers every tool in the registry.
@@ -51,7 +69,10 @@ func New(opts Options) *Server {
 	if opts.Caller == "" {
 		opts.Caller = CallerUntrusted
 	}
-	s := &Server{opts: opts}
+	if opts.Transport == "" {
+		opts.Transport = TransportStdio
+	}
+	s := &Server{opts: opts, holds: opts.Holds.withDefaults()}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "MetaForge", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "MetaForge runs hardware-design tools (CAD, meshing, FEA, circuit simulation, board checks) as durable workflows. " +
 			"Every result carries _meta.callId; cite it, and fetch a result later with call.get_result if a connection drops.",

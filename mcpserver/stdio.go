@@ -48,6 +48,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 					}
 				})
 			default:
+				s.noteLateAnswer(session.ID(), line)
 				if _, err := fromScreen.Write(append(line, '\n')); err != nil {
 					return err
 				}

@@ -80,31 +80,48 @@ func (s *Server) prepareCall(toolID string, args json.RawMessage, timeoutSeconds
 	}, nil
 }
 
-// callTool is the MCP tools/call handler: validate, run the workflow, relay.
+// callTool is the MCP tools/call handler: validate, rule on a hold, run
+// the workflow, relay.
 func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 	in, rpcErr := s.prepareCall(req.Params.Name, req.Params.Arguments, 0, clientName(req.Session), s.sessionID(req.Session))
 	if rpcErr != nil {
 		return nil, rpcErr
 	}
-	res, err := s.runCall(ctx, in, func() { announceCall(ctx, req, in) })
-	if err != nil {
-		return nil, err
+	in.Caller = s.callerOf(req.Extra)
+	res, rpcErr := s.dispatch(ctx, req, in)
+	if rpcErr != nil {
+		return nil, rpcErr
 	}
-	return toolResult(res)
+	if in.ToolID == healthToolID {
+		res = s.withConnectionReport(ctx, req, res)
+	}
+	return s.toolResult(res)
 }
 
-// runCall starts a call's workflow, tells started (when the call is
-// durable), and waits for its result.
-func (s *Server) runCall(ctx context.Context, in workflows.ToolCallInput, started func()) (workflows.ToolCallResult, *jsonrpc.Error) {
-	if err := s.opts.Engine.StartCall(ctx, in); err != nil {
-		s.opts.Logger.Error("tools/call could not start through Temporal", "tool", in.ToolID, "callId", in.CallID, "error", err)
-		return workflows.ToolCallResult{}, rpcError(protocol.ToolUnavailable,
-			fmt.Sprintf("%s could not be started through Temporal: %v; check health.check", in.ToolID, err),
-			map[string]any{"error_type": protocol.ToolUnavailable.Name(), "tool_id": in.ToolID, "details": err.Error()})
+// dispatch runs a prepared call, held or not. req is nil for the legacy
+// dialect, which has no way to ask its client anything.
+func (s *Server) dispatch(ctx context.Context, req *mcp.CallToolRequest, in workflows.ToolCallInput) (workflows.ToolCallResult, *jsonrpc.Error) {
+	if r := s.rule(req, in); r.held {
+		return s.runHeld(ctx, req, in, r)
 	}
-	if started != nil {
-		started()
+	if err := s.opts.Engine.StartCall(ctx, in, nil); err != nil {
+		return workflows.ToolCallResult{}, s.startError(in, err)
 	}
+	if req != nil {
+		announceCall(ctx, req, in)
+	}
+	return s.awaitCall(ctx, in)
+}
+
+func (s *Server) startError(in workflows.ToolCallInput, err error) *jsonrpc.Error {
+	s.opts.Logger.Error("tools/call could not start through Temporal", "tool", in.ToolID, "callId", in.CallID, "error", err)
+	return rpcError(protocol.ToolUnavailable,
+		fmt.Sprintf("%s could not be started through Temporal: %v; check health.check", in.ToolID, err),
+		map[string]any{"error_type": protocol.ToolUnavailable.Name(), "tool_id": in.ToolID, "details": err.Error()})
+}
+
+// awaitCall waits for a started call's result.
+func (s *Server) awaitCall(ctx context.Context, in workflows.ToolCallInput) (workflows.ToolCallResult, *jsonrpc.Error) {
 	res, err := s.opts.Engine.AwaitCall(ctx, in.CallID)
 	if err != nil {
 		if ctx.Err() != nil {

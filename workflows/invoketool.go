@@ -17,6 +17,9 @@ type InvokeToolRequest struct {
 	SessionID      string          `json:"session_id,omitempty"`
 	Caller         string          `json:"caller,omitempty"`
 	Client         string          `json:"client,omitempty"`
+	// Approval is the decision that let a held call run: who approved it
+	// is what a human-authority tool records.
+	Approval *Approval `json:"approval,omitempty"`
 }
 
 // InvokeToolResponse is what the tool returned, and on which attempt.

@@ -28,6 +28,8 @@ type ToolCallInput struct {
 	// SessionID is the MCP session the call came from (Mcp-Session-Id,
 	// or METAFORGE_SESSION_ID over stdio); "" when it has none.
 	SessionID string `json:"session_id,omitempty"`
+	// Hold, when set, makes the call wait for a person's decision first.
+	Hold *Hold `json:"hold,omitempty"`
 }
 
 // ToolCallResult is how a call ended: the tool's data, or the error that
@@ -41,6 +43,8 @@ type ToolCallResult struct {
 	OutputFiles []string        `json:"output_files,omitempty"`
 	Attempts    int32           `json:"attempts"`
 	Error       *CallError      `json:"error,omitempty"`
+	// Approval is how a hold ended; nil for a call never held.
+	Approval *Approval `json:"approval,omitempty"`
 }
 
 // CallError is a failed call's taxonomy code and what to do about it.
@@ -61,10 +65,47 @@ const (
 // runs it again elsewhere. The InvokeTool activity beats well inside it.
 const HeartbeatTimeout = 10 * time.Second
 
-// ToolCall runs one tool call durably: the InvokeTool activity on the
-// adapter's queue, retried only where the manifest says the tool is
-// idempotent, bounded by the tool's timeout.
+// ApprovalRequired is the error type of a held call nobody approved.
+const ApprovalRequired = "approval_required"
+
+// ToolCall runs one tool call durably: first, if it is held, the wait for a
+// person's decision; then the InvokeTool activity on the adapter's queue,
+// retried only where the manifest says the tool is idempotent, bounded by
+// the tool's timeout.
 func ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
+	var approval *Approval
+	if in.Hold != nil && workflow.GetVersion(ctx, holdChange, workflow.DefaultVersion, 1) == 1 {
+		a, err := awaitDecision(ctx, *in.Hold)
+		if err != nil {
+			return ToolCallResult{}, err
+		}
+		approval = &a
+		if err := workflow.UpsertTypedSearchAttributes(ctx, AttrHold.ValueSet(a.Outcome)); err != nil {
+			return ToolCallResult{}, err
+		}
+		if a.Outcome != OutcomeApproved {
+			return notApproved(in, a), nil
+		}
+	}
+	res := invokeTool(ctx, in, approval)
+	res.Approval = approval
+	return res, nil
+}
+
+// notApproved is a held call's result when nobody approved it: it never ran.
+func notApproved(in ToolCallInput, a Approval) ToolCallResult {
+	details := fmt.Sprintf("%s was held for approval %s and not run: %s", in.ToolID, a.ApprovalID, a.Outcome)
+	if a.Reason != "" {
+		details += " (" + a.Reason + ")"
+	}
+	return ToolCallResult{
+		CallID: in.CallID, ToolID: in.ToolID, Status: StatusError, Approval: &a,
+		Error: &CallError{Code: int(protocol.ToolExecutionError), Type: ApprovalRequired, Details: details},
+	}
+}
+
+// invokeTool runs the tool's activity and reports how it ended.
+func invokeTool(ctx workflow.Context, in ToolCallInput, approval *Approval) ToolCallResult {
 	timeout := time.Duration(in.TimeoutSeconds) * time.Second
 	policy := &temporal.RetryPolicy{
 		InitialInterval:    200 * time.Millisecond,
@@ -92,9 +133,10 @@ func ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
 		SessionID:      in.SessionID,
 		Caller:         in.Caller,
 		Client:         in.Client,
+		Approval:       approval,
 	}).Get(ctx, &out)
 	if err != nil {
-		return failedCall(in, err), nil
+		return failedCall(in, err)
 	}
 	return ToolCallResult{
 		CallID:      in.CallID,
@@ -104,7 +146,7 @@ func ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
 		DurationMs:  out.DurationMs,
 		OutputFiles: out.OutputFiles,
 		Attempts:    out.Attempt,
-	}, nil
+	}
 }
 
 // failedCall turns the activity's final error into the call's error result.

@@ -46,7 +46,10 @@ func (f *Fixture) Version() string { return "test" }
 const keyed = `{"type":"object","properties":{"key":{"type":"string"},"sleep_ms":{"type":"integer","minimum":0},"fail_times":{"type":"integer","minimum":0}},"additionalProperties":false}`
 
 // Manifests: fixture.echo, .refuse, .sleep (idempotent), .sleep_once (not
-// idempotent), .flaky (idempotent, fails transiently fail_times times).
+// idempotent), .flaky (idempotent, fails transiently fail_times times),
+// .timeout, and two writes for approval holds: .write (a plain write,
+// counted per key) and .sign_off (a human-authority write that reports who
+// approved it).
 func (f *Fixture) Manifests() []adapters.Manifest {
 	m := func(name string, idempotent bool, timeout int) adapters.Manifest {
 		return adapters.Manifest{ToolID: "fixture." + name, AdapterID: "fixture", Name: name, Description: "test fixture: " + name,
@@ -59,6 +62,8 @@ func (f *Fixture) Manifests() []adapters.Manifest {
 		m("sleep_once", false, 60),
 		m("flaky", true, 30),
 		m("timeout", true, 1),
+		m("write", false, 30),
+		m("sign_off", false, 30),
 	}
 }
 
@@ -84,7 +89,12 @@ func (f *Fixture) Call(ctx context.Context, toolID string, raw json.RawMessage) 
 		}
 	}
 	switch toolID {
-	case "fixture.echo":
+	case "fixture.echo", "fixture.write":
+	case "fixture.sign_off":
+		ci := adapters.CallInfoFrom(ctx)
+		data, _ := json.Marshal(map[string]any{"key": a.Key, "attempt": n, "tool": toolID,
+			"signed_by": ci.ApprovedBy, "signer_verified": ci.ApproverVerified})
+		return &adapters.Result{Data: data}, nil
 	case "fixture.refuse":
 		return nil, protocol.Refusal("fixture refuses key %q; pass another key", a.Key)
 	case "fixture.sleep", "fixture.sleep_once":

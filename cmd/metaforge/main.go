@@ -22,6 +22,9 @@ Usage:
   metaforge mcp     [flags]   MCP over stdio, for Claude Code and other local clients
   metaforge worker  [flags]   workers only, against TEMPORAL_ADDRESS, for the queues in --queues
   metaforge adapter ID        serve one built-in adapter over the stdio adapter protocol
+  metaforge approvals [flags] list the held calls waiting for a decision (--project, --tool)
+  metaforge approve ID        approve a held call (--comment TEXT, --as NAME)
+  metaforge reject ID         reject a held call (--comment TEXT, --as NAME)
 
 Run "metaforge COMMAND -h" for a command's flags.
 `
@@ -43,6 +46,10 @@ func main() {
 		err = runWorker(ctx, args)
 	case "adapter":
 		err = runAdapter(ctx, args)
+	case "approvals":
+		err = runApprovals(ctx, args, os.Stdout)
+	case "approve", "reject":
+		err = runDecide(ctx, cmd, args, os.Stdout)
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

@@ -18,7 +18,13 @@ func runMCP(ctx context.Context, args []string) error {
 	fs.SetOutput(os.Stderr)
 	var tf temporalFlags
 	tf.register(fs)
+	var hf holdFlags
+	hf.register(fs)
 	opts, logger, err := tf.parse(fs, args, true)
+	if err != nil {
+		return err
+	}
+	holds, err := hf.policy()
 	if err != nil {
 		return err
 	}
@@ -33,7 +39,7 @@ func runMCP(ctx context.Context, args []string) error {
 		return err
 	}
 	defer rt.stop()
-	srv := rt.mcpServer(mcpserver.CallerLocal, stdioSessionID(), logger)
+	srv := rt.mcpServer(mcpserver.CallerLocal, stdioSessionID(), holds, logger)
 	logger.Info("serving MCP on stdio", "temporal", rt.temporal.Mode, "address", rt.temporal.Address)
 	if err := srv.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil {
 		return fmt.Errorf("stdio: %w", err)

@@ -7,6 +7,7 @@ import (
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/health"
+	"github.com/metaforge/metaforge/approvals"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/worker"
 )
@@ -70,8 +71,17 @@ func (rt *runtime) stop() {
 
 // mcpServer is the MCP server over this runtime, for one transport's caller
 // class. Eager start needs this process's own workflow worker.
-func (rt *runtime) mcpServer(caller, sessionID string, logger *slog.Logger) *mcpserver.Server {
+func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolicy, logger *slog.Logger) *mcpserver.Server {
+	transport := mcpserver.TransportStdio
+	var a mcpserver.Auth
+	if caller != mcpserver.CallerLocal {
+		transport, a = mcpserver.TransportHTTP, httpAuth()
+	}
+	holds.Decider = approvals.Queue{Client: rt.temporal.Client, Namespace: rt.temporal.Namespace}
 	return mcpserver.New(mcpserver.Options{
+		Transport:          transport,
+		Auth:               a,
+		Holds:              holds,
 		Registry:           rt.registry,
 		Engine:             mcpserver.TemporalEngine{Client: rt.temporal.Client, Eager: rt.workers != nil},
 		Health:             rt.health,

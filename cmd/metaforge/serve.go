@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/metaforge/metaforge/mcpserver"
@@ -79,8 +80,14 @@ func runServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var tf temporalFlags
 	tf.register(fs)
+	var hf holdFlags
+	hf.register(fs)
 	httpAddr := fs.String("http-addr", "127.0.0.1:8765", "MCP Streamable HTTP (/mcp) and /healthz")
 	opts, logger, err := tf.parse(fs, args, false)
+	if err != nil {
+		return err
+	}
+	holds, err := hf.policy()
 	if err != nil {
 		return err
 	}
@@ -112,7 +119,10 @@ func runServe(ctx context.Context, args []string) error {
 	}
 	defer rt.stop()
 
-	srv := rt.mcpServer(mcpserver.CallerUntrusted, "", logger)
+	if holds.DashboardURL == "" {
+		holds.DashboardURL = "http://" + listener.Addr().String()
+	}
+	srv := rt.mcpServer(mcpserver.CallerUntrusted, "", holds, logger)
 	httpServer := &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(listener) }()
@@ -120,6 +130,7 @@ func runServe(ctx context.Context, args []string) error {
 	fmt.Fprintf(os.Stderr, "MetaForge %s\n", version)
 	fmt.Fprintf(os.Stderr, "  MCP (Streamable HTTP): http://%s/mcp\n", listener.Addr())
 	fmt.Fprintf(os.Stderr, "  Health:                http://%s/healthz\n", listener.Addr())
+	fmt.Fprintf(os.Stderr, "  Approvals:             %s/approvals\n", strings.TrimRight(holds.DashboardURL, "/"))
 	fmt.Fprintf(os.Stderr, "  Temporal (%s):   %s namespace %s\n", rt.temporal.Mode, rt.temporal.Address, rt.temporal.Namespace)
 	if rt.temporal.UIAddress != "" {
 		fmt.Fprintf(os.Stderr, "  Temporal UI:           %s\n", rt.temporal.UIAddress)

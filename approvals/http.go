@@ -1,0 +1,132 @@
+package approvals
+
+import (
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/metaforge/metaforge/workflows"
+)
+
+// Decider is what the dashboard needs of the queue.
+type Decider interface {
+	List(ctx context.Context, f Filter) ([]HeldCall, error)
+	Decide(ctx context.Context, approvalID string, d workflows.Decision) (workflows.HoldState, error)
+}
+
+// Identity names the person behind a dashboard request, and whether the
+// name was verified (a bearer token the deployment's verifier accepted).
+// Without a verified identity the approver is the name the request gives.
+type Identity func(r *http.Request) (name string, verified bool)
+
+// Handler serves the approvals queue: GET /v1/approvals, POST
+// /v1/approvals/{id}/decision, and the page at /approvals.
+type Handler struct {
+	Queue    Decider
+	Identify Identity
+	Logger   *slog.Logger
+}
+
+// Register adds the routes to mux.
+func (h Handler) Register(mux *http.ServeMux) {
+	mux.HandleFunc("GET /v1/approvals", h.list)
+	mux.HandleFunc("POST /v1/approvals/{id}/decision", h.decide)
+	mux.HandleFunc("GET /approvals", h.page)
+}
+
+//go:embed page.html
+var pageHTML []byte
+
+func (h Handler) page(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(pageHTML)
+}
+
+func (h Handler) list(w http.ResponseWriter, r *http.Request) {
+	f := Filter{ProjectID: r.URL.Query().Get("project"), ToolID: r.URL.Query().Get("tool")}
+	held, err := h.Queue.List(r.Context(), f)
+	switch {
+	case errors.Is(err, ErrBadFilter):
+		writeError(w, http.StatusBadRequest, err.Error())
+		return
+	case err != nil:
+		writeError(w, http.StatusServiceUnavailable, err.Error()+"; check that Temporal is up (health.check)")
+		return
+	}
+	if held == nil {
+		held = []HeldCall{}
+	}
+	writeBody(w, http.StatusOK, map[string]any{"approvals": held, "count": len(held)})
+}
+
+// DecisionRequest is the body of POST /v1/approvals/{id}/decision.
+type DecisionRequest struct {
+	Decision string `json:"decision"` // approve or reject
+	Approver string `json:"approver,omitempty"`
+	Comment  string `json:"comment,omitempty"`
+}
+
+func (h Handler) decide(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	var body DecisionRequest
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		writeError(w, http.StatusBadRequest, `the body must be JSON {"decision": "approve"|"reject", "approver": "your name", "comment": "..."}: `+err.Error())
+		return
+	}
+	d := workflows.Decision{Route: workflows.RouteDashboard, Comment: strings.TrimSpace(body.Comment)}
+	switch body.Decision {
+	case "approve", "approved":
+		d.Outcome = workflows.OutcomeApproved
+	case "reject", "rejected":
+		d.Outcome = workflows.OutcomeRejected
+	default:
+		writeError(w, http.StatusBadRequest, fmt.Sprintf(`decision %q: say "approve" or "reject"`, body.Decision))
+		return
+	}
+	d.Approver = strings.TrimSpace(body.Approver)
+	if h.Identify != nil {
+		if name, verified := h.Identify(r); verified {
+			d.Approver, d.ApproverVerified = name, true
+		}
+	}
+	if d.Approver == "" {
+		writeError(w, http.StatusBadRequest, `approver: say who is deciding ("approver": "your name"); a decision that names nobody is not recorded`)
+		return
+	}
+	state, err := h.Queue.Decide(r.Context(), id, d)
+	switch {
+	case errors.Is(err, ErrNoSuchHold):
+		writeError(w, http.StatusNotFound, err.Error()+"; GET /v1/approvals lists the pending holds")
+		return
+	case errors.Is(err, ErrNotPending):
+		writeError(w, http.StatusConflict, err.Error())
+		return
+	case err != nil:
+		writeError(w, http.StatusServiceUnavailable, err.Error())
+		return
+	}
+	if h.Logger != nil {
+		h.Logger.Info("approval_decided", "approval_id", id, "outcome", d.Outcome, "approver", d.Approver,
+			"approver_verified", d.ApproverVerified, "route", d.Route)
+	}
+	writeBody(w, http.StatusOK, map[string]any{"approval_id": id, "outcome": d.Outcome, "approver": d.Approver,
+		"approver_verified": d.ApproverVerified, "state": state})
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeBody(w, status, map[string]any{"error": msg})
+}
+
+func writeBody(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,191 @@
+// Package approvals is the queue of held calls a person decides: the
+// dashboard's REST API and page, the CLI, and the MCP server's inline
+// answers all decide a hold through it. The holds themselves live in the
+// ToolCall workflows (package workflows); this package finds them through
+// Temporal's visibility (search attribute MfHold) and decides them by
+// Update, so nothing here is lost when a process restarts.
+package approvals
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"sort"
+	"strings"
+	"time"
+
+	"go.temporal.io/api/serviceerror"
+	workflowpb "go.temporal.io/api/workflow/v1"
+	"go.temporal.io/api/workflowservice/v1"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/converter"
+
+	"github.com/metaforge/metaforge/workflows"
+)
+
+// MemoKey is the ToolCall memo field that carries a held call's Ask.
+const MemoKey = "hold"
+
+// Ask is what a reviewer is shown about a held call. The MCP server writes
+// it into the workflow's memo when it starts the call.
+type Ask struct {
+	ToolID    string `json:"tool_id"`
+	AdapterID string `json:"adapter_id"`
+	// Summary is the arguments, redacted and clipped (Summarize).
+	Summary       string `json:"summary"`
+	Reason        string `json:"reason"`
+	Caller        string `json:"caller"`
+	Client        string `json:"client,omitempty"`
+	ProjectID     string `json:"project_id,omitempty"`
+	Route         string `json:"route"`
+	WindowSeconds int    `json:"window_seconds"`
+}
+
+// HeldCall is one pending hold, as the dashboard lists it.
+type HeldCall struct {
+	ApprovalID string `json:"approval_id"`
+	CallID     string `json:"call_id"`
+	WorkflowID string `json:"workflow_id"`
+	Ask
+	HeldSince time.Time `json:"held_since"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+// Filter narrows the pending holds; empty fields match everything.
+type Filter struct {
+	ProjectID string
+	ToolID    string
+}
+
+// Queue finds and decides holds on a Temporal namespace.
+type Queue struct {
+	Client client.Client
+	// Namespace is the client's namespace ("default" when empty).
+	Namespace string
+}
+
+// idPattern is what a tool, project or approval id may hold, so a filter
+// value is never spliced into a visibility query as anything but a literal.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9_.:\-]{1,128}$`)
+
+// ErrBadFilter is a filter value that is not an id.
+var ErrBadFilter = errors.New("not a valid id")
+
+// List returns the pending holds, oldest first.
+func (q Queue) List(ctx context.Context, f Filter) ([]HeldCall, error) {
+	query := fmt.Sprintf("WorkflowType = 'ToolCall' AND ExecutionStatus = 'Running' AND %s = '%s'",
+		workflows.AttrHold.GetName(), workflows.HoldPending)
+	for _, c := range []struct{ attr, value, what string }{
+		{workflows.AttrProject.GetName(), f.ProjectID, "project"},
+		{workflows.AttrTool.GetName(), f.ToolID, "tool"},
+	} {
+		if c.value == "" {
+			continue
+		}
+		if !idPattern.MatchString(c.value) {
+			return nil, fmt.Errorf("%s %q: %w (letters, digits, '_', '.', ':', '-')", c.what, c.value, ErrBadFilter)
+		}
+		query += fmt.Sprintf(" AND %s = '%s'", c.attr, c.value)
+	}
+	var out []HeldCall
+	var token []byte
+	for {
+		resp, err := q.Client.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{
+			Namespace: q.namespace(), Query: query, NextPageToken: token, PageSize: 1000,
+		})
+		if err != nil {
+			return nil, fmt.Errorf("list held calls: %w", err)
+		}
+		for _, e := range resp.GetExecutions() {
+			out = append(out, heldCallFrom(e))
+		}
+		token = resp.GetNextPageToken()
+		if len(token) == 0 {
+			break
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].HeldSince.Before(out[j].HeldSince) })
+	return out, nil
+}
+
+func heldCallFrom(e *workflowpb.WorkflowExecutionInfo) HeldCall {
+	id := e.GetExecution().GetWorkflowId()
+	h := HeldCall{WorkflowID: id, CallID: strings.TrimPrefix(id, "call-")}
+	h.ApprovalID = h.CallID
+	if p, ok := e.GetMemo().GetFields()[MemoKey]; ok {
+		_ = converter.GetDefaultDataConverter().FromPayload(p, &h.Ask)
+	}
+	h.HeldSince = e.GetStartTime().AsTime()
+	h.ExpiresAt = h.HeldSince.Add(time.Duration(h.WindowSeconds) * time.Second)
+	return h
+}
+
+// Decision errors, so callers can answer with the right status.
+var (
+	ErrNoSuchHold = errors.New("no such held call")
+	ErrNotPending = errors.New("not pending")
+)
+
+// Decide applies a decision to hold approvalID and returns the hold's
+// state after it. A hold already decided, expired, or a call that was
+// never held is ErrNotPending; an unknown id is ErrNoSuchHold.
+func (q Queue) Decide(ctx context.Context, approvalID string, d workflows.Decision) (workflows.HoldState, error) {
+	if !idPattern.MatchString(approvalID) {
+		return workflows.HoldState{}, fmt.Errorf("approval id %q: %w", approvalID, ErrNoSuchHold)
+	}
+	if err := workflows.ValidateDecision(d); err != nil {
+		return workflows.HoldState{}, err
+	}
+	handle, err := q.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{
+		WorkflowID:   workflows.CallWorkflowID(approvalID),
+		UpdateName:   workflows.DecideUpdate,
+		Args:         []any{d},
+		WaitForStage: client.WorkflowUpdateStageCompleted,
+	})
+	if err != nil {
+		return workflows.HoldState{}, decideError(approvalID, err)
+	}
+	var state workflows.HoldState
+	if err := handle.Get(ctx, &state); err != nil {
+		return workflows.HoldState{}, decideError(approvalID, err)
+	}
+	return state, nil
+}
+
+func decideError(approvalID string, err error) error {
+	var notFound *serviceerror.NotFound
+	switch {
+	case errors.As(err, &notFound) && strings.Contains(err.Error(), "workflow"):
+		if strings.Contains(err.Error(), "completed") {
+			return fmt.Errorf("approval %s: the call has already ended: %w", approvalID, ErrNotPending)
+		}
+		return fmt.Errorf("approval %s: %w", approvalID, ErrNoSuchHold)
+	case strings.Contains(err.Error(), "unknown update") || strings.Contains(err.Error(), "not registered"):
+		return fmt.Errorf("approval %s: that call is not held for approval: %w", approvalID, ErrNotPending)
+	case strings.Contains(err.Error(), "already decided") || strings.Contains(err.Error(), "no longer pending"):
+		return fmt.Errorf("%s: %w", rejectionText(err), ErrNotPending)
+	case strings.Contains(err.Error(), "already completed") || strings.Contains(err.Error(), "workflow execution already completed"):
+		return fmt.Errorf("approval %s: the call has already ended: %w", approvalID, ErrNotPending)
+	}
+	return fmt.Errorf("approval %s: %w", approvalID, err)
+}
+
+// rejectionText is the validator's own sentence, without the SDK's wrapping.
+func rejectionText(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, "approval "); i >= 0 {
+		msg = msg[i:]
+	}
+	if i := strings.Index(msg, " (type:"); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg
+}
+
+func (q Queue) namespace() string {
+	if q.Namespace == "" {
+		return "default"
+	}
+	return q.Namespace
+}
