@@ -72,12 +72,12 @@ var annotationTable = map[string]Annotations{
 	// The test-fixture adapter (adapters/adaptertest) serves only tests.
 	// Its tools that change nothing are reads; write stands for any write,
 	// and sign_off for the human-authority tools later issues add (gate
-	// approvals, promotions).
+	// approvals, promotions). fixture.flaky is left out on purpose: it is
+	// the tests' unclassified tool, which is treated as a write.
 	"fixture.echo":       {ReadOnly: true, Idempotent: true},
 	"fixture.refuse":     {ReadOnly: true, Idempotent: true},
 	"fixture.sleep":      {ReadOnly: true, Idempotent: true},
 	"fixture.sleep_once": {ReadOnly: true},
-	"fixture.flaky":      {ReadOnly: true, Idempotent: true},
 	"fixture.timeout":    {ReadOnly: true, Idempotent: true},
 	"fixture.write":      {},
 	"fixture.sign_off":   {HumanAuthority: true},

@@ -98,6 +98,9 @@ func (s *Server) askInline(ctx context.Context, req *mcp.CallToolRequest, in wor
 		},
 	})
 	s.elicitations.add(sessionID, -1)
+	if err != nil && askCtx.Err() != nil {
+		err = fmt.Errorf("%w (%v)", askCtx.Err(), err)
+	}
 	d := decisionFromAnswer(res, err, in.Client)
 	if err != nil {
 		s.opts.Logger.Info("mcp_elicitation_withdrawn", "approval_id", in.CallID, "tool", in.ToolID, "reason", err.Error(),
@@ -115,7 +118,16 @@ func (s *Server) askInline(ctx context.Context, req *mcp.CallToolRequest, in wor
 // an unreviewed write.
 func decisionFromAnswer(res *mcp.ElicitResult, err error, client string) workflows.Decision {
 	d := workflows.Decision{Route: workflows.RouteElicitation}
-	if err != nil || res == nil {
+	switch {
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, mcp.ErrConnectionClosed):
+		d.Outcome, d.Comment = workflows.OutcomeTimedOut, "the question was withdrawn before anyone answered"
+		return d
+	case err != nil:
+		// The client answered, but not with a yes this server can read
+		// (content off the schema, or an error): never a write.
+		d.Outcome, d.Comment = workflows.OutcomeRejected, "the client's answer was not an approval: "+err.Error()
+		return d
+	case res == nil:
 		d.Outcome, d.Comment = workflows.OutcomeTimedOut, "the question was withdrawn before anyone answered"
 		return d
 	}

@@ -106,8 +106,8 @@ func TestToolsListCarriesAnnotationsFromTheTable(t *testing.T) {
 	}
 	// A tool nobody classified is shown with MCP's defaults: not read-only,
 	// destructive, so it would be held.
-	if a := seen["fixture.echo"].Annotations; a.ReadOnlyHint || !*a.DestructiveHint {
-		t.Errorf("unclassified fixture.echo annotations = %+v, want not read-only and destructive", a)
+	if a := seen["fixture.flaky"].Annotations; a.ReadOnlyHint || !*a.DestructiveHint {
+		t.Errorf("unclassified fixture.flaky annotations = %+v, want not read-only and destructive", a)
 	}
 }
 
@@ -311,7 +311,7 @@ func TestHealthCheckToolReportsTemporal(t *testing.T) {
 	raw, _ := json.Marshal(res.StructuredContent)
 	var rep health.Report
 	_ = json.Unmarshal(raw, &rep)
-	if rep.Status != "healthy" || rep.Components["temporal"].Mode != "embedded" || !rep.Components["temporal"].Reachable || rep.ToolCount != 9 {
+	if rep.Status != "healthy" || rep.Components["temporal"].Mode != "embedded" || !rep.Components["temporal"].Reachable || rep.ToolCount != 11 {
 		t.Fatalf("health = %s", raw)
 	}
 }

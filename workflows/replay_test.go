@@ -44,6 +44,11 @@ type recording struct {
 	attempts int32 // result's attempts; -1 where the result does not count them
 	// How many times the activity ran: the attempt of its last start.
 	runs int32
+	// A held call: the hold, the decision sent to it (nil: none, so the
+	// window runs out), and the outcome it must end with.
+	hold     *workflows.Hold
+	decision *workflows.Decision
+	outcome  string
 }
 
 // recordings are the histories testdata holds. Replaying them checks the
@@ -61,6 +66,18 @@ var recordings = []recording{
 		status: workflows.StatusError, code: int(protocol.ToolExecutionError), attempts: 1, runs: 1},
 	{file: "toolcall_timeout.json", callID: "5ec0000000000005", toolID: "fixture.hang", args: `{}`,
 		status: workflows.StatusError, code: int(protocol.ToolTimeout), attempts: -1, runs: 2},
+	// Approval holds (workflow.GetVersion "approval-hold" 1).
+	{file: "toolcall_held_approved.json", callID: "5ec0000000000006", toolID: "fixture.echo", args: `{"x":2}`,
+		hold:     &workflows.Hold{ApprovalID: "5ec0000000000006", Route: workflows.RouteDashboard, WindowSeconds: 60, Reason: "writes; held for approval (untrusted caller)"},
+		decision: &workflows.Decision{Outcome: workflows.OutcomeApproved, Approver: "Fidel", Route: workflows.RouteDashboard},
+		outcome:  workflows.OutcomeApproved, status: workflows.StatusSuccess, attempts: 1, runs: 1},
+	{file: "toolcall_held_rejected.json", callID: "5ec0000000000007", toolID: "fixture.echo", args: `{"x":3}`,
+		hold:     &workflows.Hold{ApprovalID: "5ec0000000000007", Route: workflows.RouteElicitation, WindowSeconds: 60, Reason: "writes; held for approval (untrusted caller)"},
+		decision: &workflows.Decision{Outcome: workflows.OutcomeRejected, Route: workflows.RouteElicitation, Comment: "asked in the client and answered no"},
+		outcome:  workflows.OutcomeRejected, status: workflows.StatusError, code: int(protocol.ToolExecutionError), attempts: 0, runs: 0},
+	{file: "toolcall_held_timed_out.json", callID: "5ec0000000000008", toolID: "fixture.echo", args: `{"x":4}`,
+		hold:    &workflows.Hold{ApprovalID: "5ec0000000000008", Route: workflows.RouteDashboard, WindowSeconds: 1, Reason: "writes; held for approval (untrusted caller)"},
+		outcome: workflows.OutcomeTimedOut, status: workflows.StatusError, code: int(protocol.ToolExecutionError), attempts: 0, runs: 0},
 }
 
 // fixtureAdapter is the test-fixture adapter the histories were recorded
@@ -118,10 +135,12 @@ func (a *fixtureAdapter) Health(context.Context) (adapters.HealthStatus, error) 
 	return adapters.HealthStatus{AdapterID: "fixture", Status: "ok", Version: a.Version()}, nil
 }
 
-// TestRecordHistories re-records testdata/*.json by running each recording's
-// call through the real stack: the embedded Temporal dev server, the
-// workers of package worker, the InvokeTool activity and the fixture
-// adapter. Run it with
+// TestRecordHistories records the testdata/*.json that are missing by
+// running each recording's call through the real stack: the embedded
+// Temporal dev server, the workers of package worker, the InvokeTool
+// activity and the fixture adapter. A history already recorded is kept,
+// since it is the proof that old runs still replay; delete one to record it
+// again. Run it with
 //
 //	go test ./workflows -run TestRecordHistories -record
 func TestRecordHistories(t *testing.T) {
@@ -163,6 +182,9 @@ func TestRecordHistories(t *testing.T) {
 
 	for _, rc := range recordings {
 		t.Run(rc.file, func(t *testing.T) {
+			if _, err := os.Stat(filepath.Join("testdata", rc.file)); err == nil {
+				t.Skipf("testdata/%s is recorded already; delete it to record it again", rc.file)
+			}
 			in := callInput(t, reg, rc)
 			run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 				ID:        workflows.CallWorkflowID(in.CallID),
@@ -172,6 +194,16 @@ func TestRecordHistories(t *testing.T) {
 			}, "ToolCall", in)
 			if err != nil {
 				t.Fatalf("start: %v", err)
+			}
+			if rc.decision != nil {
+				h, err := c.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: run.GetID(), UpdateName: workflows.DecideUpdate,
+					Args: []any{*rc.decision}, WaitForStage: client.WorkflowUpdateStageCompleted})
+				if err != nil {
+					t.Fatalf("decide: %v", err)
+				}
+				if err := h.Get(ctx, nil); err != nil {
+					t.Fatalf("decide: %v", err)
+				}
 			}
 			var res workflows.ToolCallResult
 			if err := run.Get(ctx, &res); err != nil {
@@ -209,11 +241,15 @@ func TestRecordHistories(t *testing.T) {
 }
 
 func temporalSearchAttributes(in workflows.ToolCallInput) temporal.SearchAttributes {
+	hold := workflows.HoldNone
+	if in.Hold != nil {
+		hold = workflows.HoldPending
+	}
 	return temporal.NewSearchAttributes(
 		workflows.AttrTool.ValueSet(in.ToolID),
 		workflows.AttrAdapter.ValueSet(in.AdapterID),
 		workflows.AttrCaller.ValueSet(in.Caller),
-		workflows.AttrHold.ValueSet("none"),
+		workflows.AttrHold.ValueSet(hold),
 	)
 }
 
@@ -241,7 +277,7 @@ func callInput(t *testing.T, reg *adapters.Registry, rc recording) workflows.Too
 	}
 	return workflows.ToolCallInput{
 		CallID: rc.callID, ToolID: rc.toolID, AdapterID: m.AdapterID, Arguments: json.RawMessage(rc.args),
-		TimeoutSeconds: m.TimeoutSeconds, Idempotent: m.Idempotent, Retries: m.Retries, Caller: "recorder",
+		TimeoutSeconds: m.TimeoutSeconds, Idempotent: m.Idempotent, Retries: m.Retries, Caller: "recorder", Hold: rc.hold,
 	}
 }
 
@@ -328,6 +364,14 @@ func checkResult(t *testing.T, rc recording, res workflows.ToolCallResult) {
 	if rc.status == workflows.StatusSuccess && len(res.Data) == 0 {
 		t.Errorf("success without data")
 	}
+	switch {
+	case rc.hold == nil && res.Approval != nil:
+		t.Errorf("a call never held reports an approval: %+v", res.Approval)
+	case rc.hold != nil && (res.Approval == nil || res.Approval.Outcome != rc.outcome):
+		t.Errorf("approval = %+v, want outcome %s", res.Approval, rc.outcome)
+	case rc.hold != nil && rc.outcome != workflows.OutcomeApproved && (res.Error == nil || res.Error.Type != workflows.ApprovalRequired):
+		t.Errorf("an unapproved call's error = %+v, want type %s", res.Error, workflows.ApprovalRequired)
+	}
 }
 
 // checkHistory checks what the server recorded of the workflow's one
@@ -375,8 +419,12 @@ func checkHistory(t *testing.T, rc recording, hist *historypb.History) {
 			lastStart = int(a.GetAttempt())
 		}
 	}
-	if scheduled != 1 {
-		t.Errorf("%d activities scheduled, want 1", scheduled)
+	wantScheduled := 1
+	if rc.runs == 0 {
+		wantScheduled = 0 // a held call nobody approved never runs
+	}
+	if scheduled != wantScheduled {
+		t.Errorf("%d activities scheduled, want %d", scheduled, wantScheduled)
 	}
 	if lastStart != int(rc.runs) {
 		t.Errorf("activity ran %d times, want %d", lastStart, rc.runs)

@@ -15,6 +15,7 @@ import (
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/call"
 	"github.com/metaforge/metaforge/adapters/health"
+	"github.com/metaforge/metaforge/approvals"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/worker"
 	"github.com/metaforge/metaforge/worker/workertest"
@@ -36,6 +37,14 @@ type Stack struct {
 // pass a testing.TB whose Cleanup outlives one test to share it).
 func Start(t testing.TB, extra ...adapters.Adapter) *Stack {
 	t.Helper()
+	return StartConfigured(t, nil, extra...)
+}
+
+// StartConfigured is Start with the MCP server's options adjusted by
+// configure before the server is built. By default holds can be decided
+// through the approvals queue over this stack's Temporal.
+func StartConfigured(t testing.TB, configure func(*mcpserver.Options), extra ...adapters.Adapter) *Stack {
+	t.Helper()
 	tmp := workertest.StartTemporal(t)
 	reg := adapters.NewRegistry()
 	checker := &health.Checker{Service: "metaforge-mcp", Version: "test", Started: time.Now(), Registry: reg,
@@ -47,14 +56,19 @@ func Start(t testing.TB, extra ...adapters.Adapter) *Stack {
 		}
 	}
 	workertest.StartWorkers(t, tmp, reg)
-	srv := mcpserver.New(mcpserver.Options{
+	opts := mcpserver.Options{
 		Registry: reg,
 		Engine:   mcpserver.TemporalEngine{Client: tmp.Client, Eager: true},
 		Health:   checker,
 		Caller:   mcpserver.CallerLocal,
 		Version:  "test",
 		Logger:   workertest.QuietLogger(),
-	})
+		Holds:    mcpserver.HoldPolicy{Decider: approvals.Queue{Client: tmp.Client}, QueueReachable: true},
+	}
+	if configure != nil {
+		configure(&opts)
+	}
+	srv := mcpserver.New(opts)
 	return &Stack{Temporal: tmp, Registry: reg, Server: srv, Health: checker}
 }
 
