@@ -72,7 +72,8 @@ var idPattern = regexp.MustCompile(`^[A-Za-z0-9_.:\-]{1,128}$`)
 // ErrBadFilter is a filter value that is not an id.
 var ErrBadFilter = errors.New("not a valid id")
 
-// List returns the pending holds, oldest first.
+// List returns the pending holds waiting in the queue (not those put to a
+// client inline), oldest first.
 func (q Queue) List(ctx context.Context, f Filter) ([]HeldCall, error) {
 	query := fmt.Sprintf("WorkflowType = 'ToolCall' AND ExecutionStatus = 'Running' AND %s = '%s'",
 		workflows.AttrHold.GetName(), workflows.HoldPending)
@@ -98,7 +99,11 @@ func (q Queue) List(ctx context.Context, f Filter) ([]HeldCall, error) {
 			return nil, fmt.Errorf("list held calls: %w", err)
 		}
 		for _, e := range resp.GetExecutions() {
-			out = append(out, heldCallFrom(e))
+			// A question put to the client inline is not also put to the
+			// queue: asking a second person would discard the first answer.
+			if h := heldCallFrom(e); h.Route != workflows.RouteElicitation {
+				out = append(out, h)
+			}
 		}
 		token = resp.GetNextPageToken()
 		if len(token) == 0 {

@@ -40,6 +40,10 @@ type HoldPolicy struct {
 	Decider approvals.Decider
 }
 
+// elicitationBackstopSeconds is how long past the window the workflow of
+// an inline hold waits for the server that asked to report the outcome.
+const elicitationBackstopSeconds = 5
+
 // Defaults of HoldPolicy, per the spec.
 const (
 	DefaultHoldWindow         = 100 * time.Second
@@ -125,6 +129,12 @@ func (s *Server) runHeld(ctx context.Context, req *mcp.CallToolRequest, in workf
 	}
 	in.Hold = &workflows.Hold{ApprovalID: in.CallID, Route: r.route, WindowSeconds: windowSeconds, Reason: r.reason,
 		HumanAuthority: r.ann.HumanAuthority}
+	if r.route == workflows.RouteElicitation {
+		// This server withdraws its question at the window and decides
+		// timed_out itself, so notifications/cancelled reaches the client
+		// before the result; the workflow's timer is the backstop.
+		in.Hold.BackstopSeconds = elicitationBackstopSeconds
+	}
 	ask := approvals.Ask{ToolID: in.ToolID, AdapterID: in.AdapterID, Summary: approvals.Summarize(in.Arguments),
 		Reason: r.reason, Caller: in.Caller, Client: in.Client, ProjectID: projectOf(in.Arguments), Route: r.route,
 		WindowSeconds: windowSeconds}

@@ -50,6 +50,11 @@ type Hold struct {
 	// HumanAuthority tools record who decided, so an answer that
 	// identifies nobody (an elicitation) cannot approve them.
 	HumanAuthority bool `json:"human_authority,omitempty"`
+	// BackstopSeconds extends the workflow's own timer past the window
+	// when the server that asked inline ends the hold itself (it withdraws
+	// its question at the window, then decides timed_out); the timer then
+	// only ends a hold whose server is gone.
+	BackstopSeconds int `json:"backstop_seconds,omitempty"`
 }
 
 // Decision is what a person (or the server on their behalf: a withdrawn
@@ -144,7 +149,7 @@ func awaitDecision(ctx workflow.Context, h Hold) (Approval, error) {
 	if err != nil {
 		return Approval{}, err
 	}
-	window := time.Duration(h.WindowSeconds) * time.Second
+	window := time.Duration(h.WindowSeconds+h.BackstopSeconds) * time.Second
 	decided, err := workflow.AwaitWithTimeout(ctx, window, func() bool { return decision != nil })
 	if err != nil {
 		return Approval{}, err
