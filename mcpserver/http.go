@@ -78,7 +78,9 @@ func (s *Server) screenHTTP(next http.Handler) http.Handler {
 		default:
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			r.ContentLength = int64(len(body))
-			next.ServeHTTP(w, r)
+			lazy := &lazyStream{w: w}
+			next.ServeHTTP(lazy, r)
+			lazy.finish()
 		}
 	})
 }
