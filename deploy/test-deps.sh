@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # Installs what MetaForge's tests need beyond Go, when it is missing:
-# ngspice (Debian), Node.js and npm (the TypeScript MCP SDK drives the server as an
-# independent client), and that SDK from npm at the version e2e/package-lock
-# pins. Safe to run again: it installs nothing that is already there.
+# ngspice (Debian), Chromium (Debian; the e2e test of the Approvals page drives it
+# headless with playwright-core), Node.js and npm (the TypeScript MCP SDK drives
+# the server as an independent client), and the e2e packages from npm at the
+# versions e2e/package-lock pins. Safe to run again: it installs nothing that is
+# already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,9 +24,13 @@ command -v node >/dev/null 2>&1 || apt_install nodejs
 command -v npm >/dev/null 2>&1 || apt_install npm
 # The solvers the adapters drive.
 command -v ngspice >/dev/null 2>&1 || apt_install ngspice
+# The browser the Approvals page's e2e test drives (e2e/approvals_page.mjs).
+# Debian's, since playwright-core downloads no browser of its own.
+command -v chromium >/dev/null 2>&1 || apt_install chromium
 
 if [ -f e2e/package.json ]; then
-	if [ ! -d e2e/node_modules/@modelcontextprotocol/sdk ]; then
-		(cd e2e && npm ci --no-audit --no-fund --loglevel=error)
+	if [ ! -f e2e/node_modules/@modelcontextprotocol/sdk/package.json ] ||
+		[ ! -f e2e/node_modules/playwright-core/package.json ]; then
+		(cd e2e && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 	fi
 fi

@@ -5,8 +5,8 @@
 // frames over both, and the Temporal SDK to check that every tools/call
 // became a durable workflow.
 //
-// It needs Node.js (>= 18) and npm; TestMain builds the binary and installs
-// the SDK (npm ci) when e2e/node_modules lacks it.
+// It needs Node.js (>= 20, for playwright-core) and npm; TestMain builds the
+// binary and installs the packages (npm ci) when e2e/node_modules lacks one.
 package e2e
 
 import (
@@ -68,7 +68,7 @@ func testMain(m *testing.M) int {
 	}
 	var err error
 	if nodePath, err = exec.LookPath("node"); err != nil {
-		return fail("node is not on PATH; the e2e tests drive metaforge with the MCP TypeScript SDK and need Node.js >= 18 and npm: install them (apt-get install nodejs npm, or bash deploy/test-deps.sh)")
+		return fail("node is not on PATH; the e2e tests drive metaforge with the MCP TypeScript SDK and need Node.js >= 20 and npm: install them (apt-get install nodejs npm, or bash deploy/test-deps.sh)")
 	}
 	npmPath, err := exec.LookPath("npm")
 	if err != nil {
@@ -78,11 +78,11 @@ func testMain(m *testing.M) int {
 	if err != nil {
 		return fail("node --version: %v", err)
 	}
-	if major, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(strings.TrimSpace(string(out)), "v"), ".", 2)[0]); major < 18 {
-		return fail("node %s is too old: the MCP TypeScript SDK needs Node.js >= 18; install a newer nodejs", strings.TrimSpace(string(out)))
+	if major, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(strings.TrimSpace(string(out)), "v"), ".", 2)[0]); major < 20 {
+		return fail("node %s is too old: the e2e clients (the MCP TypeScript SDK, playwright-core) need Node.js >= 20; install a newer nodejs", strings.TrimSpace(string(out)))
 	}
 
-	if _, err := os.Stat(filepath.Join("node_modules", "@modelcontextprotocol", "sdk", "package.json")); err != nil {
+	if !installed("@modelcontextprotocol/sdk", "playwright-core") {
 		args := []string{"ci", "--no-audit", "--no-fund", "--loglevel=error"}
 		if _, err := os.Stat("package-lock.json"); err != nil {
 			args[0] = "install"
@@ -124,6 +124,16 @@ func testMain(m *testing.M) int {
 	}
 	fmt.Fprintf(os.Stderr, "e2e: built metaforge in %s\n", time.Since(start).Round(time.Millisecond))
 	return m.Run()
+}
+
+// installed says whether every package is in e2e/node_modules.
+func installed(packages ...string) bool {
+	for _, p := range packages {
+		if _, err := os.Stat(filepath.Join("node_modules", filepath.FromSlash(p), "package.json")); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // ---------------------------------------------------------------------------

@@ -27,14 +27,21 @@ func withApproval(out *mcp.CallToolResult, a *workflows.Approval) {
 		"approvalId":       a.ApprovalID,
 		"approvedBy":       a.ApprovedBy,
 		"approverVerified": a.ApproverVerified,
+		"windowSeconds":    a.WindowSeconds,
+	}
+	if a.Comment != "" {
+		out.Meta["approval"].(map[string]any)["comment"] = a.Comment
 	}
 	identity := "identity unverified"
 	if a.ApproverVerified {
 		identity = "identity verified"
 	}
-	out.Content = append(out.Content, &mcp.TextContent{Text: fmt.Sprintf(
-		"This write was held for human approval and was approved by %s (approval %s) after %.1fs via %s, %s.",
-		a.ApprovedBy, a.ApprovalID, a.HeldSeconds, a.Route, identity)})
+	sentence := fmt.Sprintf("This write was held for human approval and was approved by %s (approval %s) after %.1fs via %s, %s.",
+		a.ApprovedBy, a.ApprovalID, a.HeldSeconds, a.Route, identity)
+	if a.Comment != "" {
+		sentence += fmt.Sprintf(" Their comment: %q.", a.Comment)
+	}
+	out.Content = append(out.Content, &mcp.TextContent{Text: sentence})
 }
 
 // approvalError is a held call nobody approved: JSON-RPC -32001 with
