@@ -77,16 +77,23 @@ func (s *Server) askInline(ctx context.Context, req *mcp.CallToolRequest, in wor
 	window := time.Duration(ask.WindowSeconds) * time.Second
 	askCtx, cancel := context.WithTimeout(ctx, window)
 	defer cancel()
-	if s.opts.Transport == TransportHTTP && s.streams.open(req.Session.ID()) {
+	onGet := s.opts.Transport == TransportHTTP && s.streams.open(req.Session.ID())
+	if onGet {
 		// The session's own GET stream carries it (the SDK routes a
 		// request made outside any call's context there).
 		detached, stop := context.WithTimeout(context.Background(), window)
 		defer stop()
 		context.AfterFunc(askCtx, stop)
-		askCtx = detached
+		askCtx, cancel = detached, stop
+	} else if req.Extra != nil {
+		// Asked on the call's own POST stream: withdrawn when that
+		// connection closes.
+		if post := s.posts.get(req.Extra.Header.Get(postHeader)); post != nil {
+			defer context.AfterFunc(post, cancel)()
+		}
 	}
 	sessionID := req.Session.ID()
-	s.elicitations.add(sessionID, 1)
+	forget := s.asks.add(sessionID, openAsk{withdraw: cancel, onGet: onGet})
 	res, err := req.Session.Elicit(askCtx, &mcp.ElicitParams{
 		Message: elicitMessage(in, ask),
 		RequestedSchema: map[string]any{
@@ -97,14 +104,16 @@ func (s *Server) askInline(ctx context.Context, req *mcp.CallToolRequest, in wor
 			"required": []string{"approve"},
 		},
 	})
-	s.elicitations.add(sessionID, -1)
+	forget()
 	if err != nil && askCtx.Err() != nil {
 		err = fmt.Errorf("%w (%v)", askCtx.Err(), err)
 	}
 	d := decisionFromAnswer(res, err, in.Client)
 	if err != nil {
+		// Withdrawn at the window, the client is still there to hear it;
+		// withdrawn because the client went away, nobody is.
 		s.opts.Logger.Info("mcp_elicitation_withdrawn", "approval_id", in.CallID, "tool", in.ToolID, "reason", err.Error(),
-			"delivered", !errors.Is(err, mcp.ErrConnectionClosed))
+			"delivered", errors.Is(askCtx.Err(), context.DeadlineExceeded))
 	}
 	decideCtx, stop := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
 	defer stop()
@@ -175,9 +184,8 @@ func elicitMessage(in workflows.ToolCallInput, ask approvals.Ask) string {
 	return b.String()
 }
 
-// sessionCounts counts something open per session: the GET /mcp streams
-// (a question can go down one) and the questions asked (an answer that
-// arrives when none is open is late, and is logged as such).
+// sessionCounts counts something open per session: the GET /mcp streams,
+// one of which can carry a question.
 type sessionCounts struct {
 	mu     sync.Mutex
 	counts map[string]int
@@ -213,7 +221,7 @@ func (s *Server) noteLateAnswer(session string, body []byte) {
 	if json.Unmarshal(body, &msg) != nil || msg.Method != "" || len(msg.ID) == 0 || (msg.Result == nil && msg.Error == nil) {
 		return
 	}
-	if !s.elicitations.open(session) {
+	if !s.asks.any(session) {
 		s.opts.Logger.Info("mcp_elicitation_late_response_ignored", "session", session, "id", string(msg.ID))
 	}
 }

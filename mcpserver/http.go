@@ -39,12 +39,21 @@ func (s *Server) HTTPHandler() http.Handler {
 func (s *Server) trackStreams(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		id := r.Header.Get("Mcp-Session-Id")
-		if r.Method != http.MethodGet || id == "" {
-			next.ServeHTTP(w, r)
-			return
+		switch {
+		case id == "":
+		case r.Method == http.MethodDelete:
+			// The client ends its session: its questions are withdrawn
+			// first, or the SDK would wait for the held calls to end.
+			s.asks.withdrawAll(id, false)
+		case r.Method == http.MethodGet:
+			s.streams.add(id, 1)
+			defer func() {
+				s.streams.add(id, -1)
+				if !s.streams.open(id) {
+					s.asks.withdrawAll(id, true) // asked into a stream that is gone
+				}
+			}()
 		}
-		s.streams.add(id, 1)
-		defer s.streams.add(id, -1)
 		next.ServeHTTP(w, r)
 	})
 }
@@ -78,6 +87,9 @@ func (s *Server) screenHTTP(next http.Handler) http.Handler {
 		default:
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			r.ContentLength = int64(len(body))
+			tag, done := s.posts.register(r.Context())
+			defer done()
+			r.Header.Set(postHeader, tag)
 			lazy := &lazyStream{w: w}
 			next.ServeHTTP(lazy, r)
 			lazy.finish()

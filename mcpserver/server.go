@@ -55,10 +55,11 @@ type Server struct {
 	opts  Options
 	holds HoldPolicy
 	mcp   *mcp.Server
-	// streams counts open GET /mcp streams and elicitations open
-	// questions, per session.
-	streams      sessionCounts
-	elicitations sessionCounts
+	// streams counts open GET /mcp streams per session; asks are the
+	// questions open; posts the POSTs being served.
+	streams sessionCounts
+	asks    openAsks
+	posts   postContexts
 }
 
 // New builds the server and registers every tool in the registry.
