@@ -24,7 +24,7 @@ func (s *Server) withConnectionReport(_ context.Context, req *mcp.CallToolReques
 	if err := json.Unmarshal(res.Data, &report); err != nil {
 		return res
 	}
-	report["auth"] = s.authReport(req)
+	report["auth"] = s.authReport(req.Extra)
 	report["client"] = s.clientReport(req)
 	if b, err := json.Marshal(report); err == nil {
 		res.Data = b
@@ -32,7 +32,14 @@ func (s *Server) withConnectionReport(_ context.Context, req *mcp.CallToolReques
 	return res
 }
 
-func (s *Server) authReport(req *mcp.CallToolRequest) map[string]any {
+// connectionReport is what a legacy health/check gains: the same auth
+// block, and a client that is not connected, since the legacy dialect
+// dispatches without a handshake.
+func (s *Server) connectionReport() (auth, client map[string]any) {
+	return s.authReport(nil), s.clientReport(nil)
+}
+
+func (s *Server) authReport(extra *mcp.RequestExtra) map[string]any {
 	mode := AuthOpen
 	if s.opts.Transport == TransportHTTP {
 		mode = s.opts.Auth.Mode()
@@ -40,8 +47,8 @@ func (s *Server) authReport(req *mcp.CallToolRequest) map[string]any {
 	out := map[string]any{
 		"mode":              mode,
 		"transport":         s.opts.Transport,
-		"identifies_caller": (mode == AuthOAuth || mode == AuthAPIKeyAnd) && s.callerOf(req.Extra) == CallerRemote,
-		"caller":            s.callerOf(req.Extra),
+		"identifies_caller": (mode == AuthOAuth || mode == AuthAPIKeyAnd) && s.callerOf(extra) == CallerRemote,
+		"caller":            s.callerOf(extra),
 	}
 	switch mode {
 	case AuthOpen:
@@ -53,7 +60,7 @@ func (s *Server) authReport(req *mcp.CallToolRequest) map[string]any {
 }
 
 func (s *Server) clientReport(req *mcp.CallToolRequest) map[string]any {
-	if req.Session == nil || req.Session.InitializeParams() == nil {
+	if req == nil || req.Session == nil || req.Session.InitializeParams() == nil {
 		return map[string]any{"connected": false, "can_elicit": false,
 			"detail": "no initialize handshake on this connection, so there is no client to report"}
 	}

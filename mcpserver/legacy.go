@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -76,7 +77,12 @@ func (s *Server) dispatchLegacy(ctx context.Context, req *legacyRequest) (any, *
 		}
 		return s.legacyResult(res)
 	case "health/check":
-		return s.opts.Health.Check(ctx), nil
+		auth, client := s.connectionReport()
+		return struct {
+			health.Report
+			Auth   map[string]any `json:"auth"`
+			Client map[string]any `json:"client"`
+		}{s.opts.Health.Check(ctx), auth, client}, nil
 	}
 	return nil, rpcError(protocol.MethodNotFound, fmt.Sprintf("method %q not found", req.Method), nil)
 }

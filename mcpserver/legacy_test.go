@@ -73,6 +73,14 @@ func TestLegacyDialectOverHTTP(t *testing.T) {
 	if r := h["result"].(map[string]any); r["service"] != "metaforge-mcp" || r["status"] != "healthy" {
 		t.Fatalf("health/check = %v", h)
 	}
+	// No handshake, so no client: connected false, not an anonymous one.
+	r := h["result"].(map[string]any)
+	if c, _ := r["client"].(map[string]any); c["connected"] != false || c["can_elicit"] != false {
+		t.Errorf("health/check client = %v", r["client"])
+	}
+	if a, _ := r["auth"].(map[string]any); a["mode"] != "open" {
+		t.Errorf("health/check auth = %v", r["auth"])
+	}
 
 	resp, err := http.Get(ts.URL + "/healthz")
 	if err != nil {
