@@ -80,8 +80,13 @@ func (e TemporalEngine) StartCall(ctx context.Context, in workflows.ToolCallInpu
 // awaitRound bounds one wait for a result. A Temporal server can drop the
 // wake-up of a waiting long poll (then it waits out its whole expiration,
 // 20 s by default), so a wait is renewed every round: a lost wake-up costs
-// at most one round, on any cluster.
-const awaitRound = 2 * time.Second
+// at most one round, on any cluster. Rounds lengthen to maxAwaitRound for
+// a call that waits long (a held call waits minutes for a person), so a
+// thousand held calls do not renew five hundred polls a second.
+const (
+	awaitRound    = 2 * time.Second
+	maxAwaitRound = 10 * time.Second
+)
 
 // isDeadline tells a wait that ran out (the SDK may report it before the
 // round's own context does) from a real failure.
@@ -93,9 +98,11 @@ func isDeadline(err error) bool {
 // AwaitCall waits for workflow call-<callId> to return its result.
 func (e TemporalEngine) AwaitCall(ctx context.Context, callID string) (workflows.ToolCallResult, error) {
 	id := workflows.CallWorkflowID(callID)
+	wait := awaitRound
 	for {
 		var res workflows.ToolCallResult
-		round, cancel := context.WithTimeout(ctx, awaitRound)
+		round, cancel := context.WithTimeout(ctx, wait)
+		wait = min(wait*2, maxAwaitRound)
 		err := e.Client.GetWorkflow(round, id, "").Get(round, &res)
 		roundOver := round.Err() != nil || isDeadline(err)
 		cancel()
