@@ -50,7 +50,7 @@ func (s *queueStack) hold(t *testing.T, toolID, key, project string, window int)
 		Hold: &workflows.Hold{ApprovalID: id, Route: workflows.RouteDashboard, WindowSeconds: window, Reason: "writes; held for approval (untrusted caller)"}}
 	ask := approvals.Ask{ToolID: toolID, AdapterID: "fixture", Summary: approvals.Summarize(in.Arguments), Reason: in.Hold.Reason,
 		Caller: in.Caller, ProjectID: project, Route: in.Hold.Route, WindowSeconds: window}
-	if err := s.engine.StartCall(context.Background(), in, &ask); err != nil {
+	if _, err := s.engine.StartCall(context.Background(), in, &ask); err != nil {
 		t.Fatal(err)
 	}
 	return id
@@ -106,7 +106,7 @@ func TestQueueListsAndDecidesHolds(t *testing.T) {
 	if err != nil || state.Pending || state.Decision.Approver != "Fidel" {
 		t.Fatalf("approve: %+v, %v", state, err)
 	}
-	res, err := s.engine.AwaitCall(ctx, a)
+	res, err := s.engine.AwaitCall(ctx, a, "")
 	if err != nil || res.Status != workflows.StatusSuccess || res.Approval.ApprovedBy != "Fidel" || s.fx.Attempts("qa") != 1 {
 		t.Fatalf("approved call: %+v, %v; ran %d times", res, err, s.fx.Attempts("qa"))
 	}
@@ -127,7 +127,7 @@ func TestQueueRefusesACallNeverHeld(t *testing.T) {
 	s := startQueue(t)
 	id := mcpserver.NewCallID()
 	in := workflows.ToolCallInput{CallID: id, ToolID: "fixture.sleep", AdapterID: "fixture", Arguments: json.RawMessage(`{"key":"n","sleep_ms":3000}`), TimeoutSeconds: 30}
-	if err := s.engine.StartCall(context.Background(), in, nil); err != nil {
+	if _, err := s.engine.StartCall(context.Background(), in, nil); err != nil {
 		t.Fatal(err)
 	}
 	_, err := s.queue.Decide(context.Background(), id, workflows.Decision{Outcome: workflows.OutcomeApproved, Approver: "x", Route: workflows.RouteDashboard})
@@ -184,7 +184,7 @@ func TestDecisionEndpoint(t *testing.T) {
 	if status, _ := post(id, `{"decision":"approve","approver":"Fidel"}`); status != 409 {
 		t.Errorf("a second decision: %d, want 409", status)
 	}
-	res, err := s.engine.AwaitCall(context.Background(), id)
+	res, err := s.engine.AwaitCall(context.Background(), id, "")
 	if err != nil || res.Approval == nil || res.Approval.Outcome != workflows.OutcomeRejected || s.fx.Attempts("h1") != 0 {
 		t.Errorf("rejected call: %+v, %v; ran %d times", res, err, s.fx.Attempts("h1"))
 	}

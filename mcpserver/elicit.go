@@ -85,12 +85,6 @@ func (s *Server) askInline(ctx context.Context, req *mcp.CallToolRequest, in wor
 		defer stop()
 		context.AfterFunc(askCtx, stop)
 		askCtx, cancel = detached, stop
-	} else if req.Extra != nil {
-		// Asked on the call's own POST stream: withdrawn when that
-		// connection closes.
-		if post := s.posts.get(req.Extra.Header.Get(postHeader)); post != nil {
-			defer context.AfterFunc(post, cancel)()
-		}
 	}
 	sessionID := req.Session.ID()
 	forget := s.asks.add(sessionID, openAsk{withdraw: cancel, onGet: onGet})

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	enumspb "go.temporal.io/api/enums/v1"
 	"go.temporal.io/api/serviceerror"
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
@@ -20,11 +21,15 @@ type Engine interface {
 	// StartCall starts the ToolCall workflow for a call. Once it returns
 	// nil the call is durable: it runs to its end whatever the client does.
 	// A held call (in.Hold set) also carries what its reviewer is shown.
-	StartCall(ctx context.Context, in workflows.ToolCallInput, ask *approvals.Ask) error
+	// It returns the workflow's run id.
+	StartCall(ctx context.Context, in workflows.ToolCallInput, ask *approvals.Ask) (runID string, err error)
 	// AwaitCall waits for a started call's result. If ctx ends first (the
 	// client went away) the workflow runs on, and its result stays
-	// available by callId.
-	AwaitCall(ctx context.Context, callID string) (workflows.ToolCallResult, error)
+	// available by callId. runID "" means the latest run.
+	AwaitCall(ctx context.Context, callID, runID string) (workflows.ToolCallResult, error)
+	// CallEnded says, without waiting, whether a call's workflow has closed:
+	// a cheap check for a call that may wait minutes (a held call).
+	CallEnded(ctx context.Context, callID, runID string) (bool, error)
 }
 
 // startTimeout bounds starting a workflow. The start is detached from the
@@ -41,7 +46,7 @@ type TemporalEngine struct {
 }
 
 // StartCall starts workflow call-<callId> with its search attributes.
-func (e TemporalEngine) StartCall(ctx context.Context, in workflows.ToolCallInput, ask *approvals.Ask) error {
+func (e TemporalEngine) StartCall(ctx context.Context, in workflows.ToolCallInput, ask *approvals.Ask) (string, error) {
 	hold := workflows.HoldNone
 	var memo map[string]any
 	if in.Hold != nil {
@@ -64,7 +69,7 @@ func (e TemporalEngine) StartCall(ctx context.Context, in workflows.ToolCallInpu
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
 	defer cancel()
-	_, err := e.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+	run, err := e.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID:                    workflows.CallWorkflowID(in.CallID),
 		TaskQueue:             workflows.TaskQueue,
 		TypedSearchAttributes: temporal.NewSearchAttributes(attrs...),
@@ -72,9 +77,9 @@ func (e TemporalEngine) StartCall(ctx context.Context, in workflows.ToolCallInpu
 		EnableEagerStart:      e.Eager,
 	}, "ToolCall", in)
 	if err != nil {
-		return fmt.Errorf("start workflow %s: %w", workflows.CallWorkflowID(in.CallID), err)
+		return "", fmt.Errorf("start workflow %s: %w", workflows.CallWorkflowID(in.CallID), err)
 	}
-	return nil
+	return run.GetRunID(), nil
 }
 
 // awaitRound bounds one wait for a result. A Temporal server can drop the
@@ -95,17 +100,22 @@ func isDeadline(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &de)
 }
 
-// AwaitCall waits for workflow call-<callId> to return its result.
-func (e TemporalEngine) AwaitCall(ctx context.Context, callID string) (workflows.ToolCallResult, error) {
+// AwaitCall waits for workflow call-<callId> to return its result. Each
+// round is ended by a timer, not a deadline: with a deadline the history
+// service cuts its long poll short a second early and the SDK re-polls at
+// once, which turned every waiting call into a busy loop. Naming the run
+// spares the SDK a DescribeWorkflowExecution per round.
+func (e TemporalEngine) AwaitCall(ctx context.Context, callID, runID string) (workflows.ToolCallResult, error) {
 	id := workflows.CallWorkflowID(callID)
 	wait := awaitRound
 	for {
 		var res workflows.ToolCallResult
-		round, cancel := context.WithTimeout(ctx, wait)
-		wait = min(wait*2, maxAwaitRound)
-		err := e.Client.GetWorkflow(round, id, "").Get(round, &res)
-		roundOver := round.Err() != nil || isDeadline(err)
+		round, cancel := context.WithCancel(ctx)
+		timer := time.AfterFunc(wait, cancel)
+		err := e.Client.GetWorkflow(round, id, runID).Get(round, &res)
+		roundOver := !timer.Stop() || isDeadline(err)
 		cancel()
+		wait = min(wait*2, maxAwaitRound)
 		switch {
 		case err == nil:
 			return res, nil
@@ -115,4 +125,16 @@ func (e TemporalEngine) AwaitCall(ctx context.Context, callID string) (workflows
 			return workflows.ToolCallResult{}, fmt.Errorf("workflow %s: %w", id, err)
 		}
 	}
+}
+
+// CallEnded reads only the workflow's close event, without waiting.
+func (e TemporalEngine) CallEnded(ctx context.Context, callID, runID string) (bool, error) {
+	it := e.Client.GetWorkflowHistory(ctx, workflows.CallWorkflowID(callID), runID, false, enumspb.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT)
+	if !it.HasNext() {
+		return false, nil
+	}
+	if _, err := it.Next(); err != nil {
+		return false, err
+	}
+	return true, nil
 }

@@ -138,7 +138,8 @@ func (s *Server) runHeld(ctx context.Context, req *mcp.CallToolRequest, in workf
 	ask := approvals.Ask{ToolID: in.ToolID, AdapterID: in.AdapterID, Summary: approvals.Summarize(in.Arguments),
 		Reason: r.reason, Caller: in.Caller, Client: in.Client, ProjectID: projectOf(in.Arguments), Route: r.route,
 		WindowSeconds: windowSeconds}
-	if err := s.opts.Engine.StartCall(ctx, in, &ask); err != nil {
+	runID, err := s.opts.Engine.StartCall(ctx, in, &ask)
+	if err != nil {
 		return workflows.ToolCallResult{}, s.startError(in, err)
 	}
 	s.opts.Logger.Info("mcp_tool_call_held_for_approval", "tool", in.ToolID, "callId", in.CallID, "approval_id", in.CallID,
@@ -153,11 +154,11 @@ func (s *Server) runHeld(ctx context.Context, req *mcp.CallToolRequest, in workf
 		}
 		done <- struct{}{}
 	}()
-	res, err := s.awaitCall(ctx, in)
+	res, rpcErr := s.awaitHeld(ctx, in, runID)
 	stopWatching()
 	<-done
 	<-done
-	return res, err
+	return res, rpcErr
 }
 
 // projectOf is the project a call names, for the reviewer and the

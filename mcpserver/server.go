@@ -60,6 +60,7 @@ type Server struct {
 	streams sessionCounts
 	asks    openAsks
 	posts   postContexts
+	decided decisionWaiters
 }
 
 // New builds the server and registers every tool in the registry.
@@ -74,6 +75,9 @@ func New(opts Options) *Server {
 		opts.Transport = TransportStdio
 	}
 	s := &Server{opts: opts, holds: opts.Holds.withDefaults()}
+	if s.holds.Decider != nil {
+		s.holds.Decider = wakingDecider{Decider: s.holds.Decider, wake: s.decided.wake}
+	}
 	s.mcp = mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "MetaForge", Version: opts.Version}, &mcp.ServerOptions{
 		Instructions: "MetaForge runs hardware-design tools (CAD, meshing, FEA, circuit simulation, board checks) as durable workflows. " +
 			"Every result carries _meta.callId; cite it, and fetch a result later with call.get_result if a connection drops.",

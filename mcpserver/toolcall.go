@@ -88,6 +88,17 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		return nil, rpcErr
 	}
 	in.Caller = s.callerOf(req.Extra)
+	if req.Extra != nil {
+		// The SDK does not end a handler when its POST's connection
+		// closes; this server does, so a client that hangs up stops the
+		// wait (and withdraws any question). The call itself runs on.
+		if post := s.posts.get(req.Extra.Header.Get(postHeader)); post != nil {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(post, cancel)()
+		}
+	}
 	res, rpcErr := s.dispatch(ctx, req, in)
 	if rpcErr != nil {
 		return nil, rpcErr
@@ -104,13 +115,14 @@ func (s *Server) dispatch(ctx context.Context, req *mcp.CallToolRequest, in work
 	if r := s.rule(req, in); r.held {
 		return s.runHeld(ctx, req, in, r)
 	}
-	if err := s.opts.Engine.StartCall(ctx, in, nil); err != nil {
+	runID, err := s.opts.Engine.StartCall(ctx, in, nil)
+	if err != nil {
 		return workflows.ToolCallResult{}, s.startError(in, err)
 	}
 	if req != nil {
 		announceCall(ctx, req, in)
 	}
-	return s.awaitCall(ctx, in)
+	return s.awaitCall(ctx, in, runID)
 }
 
 func (s *Server) startError(in workflows.ToolCallInput, err error) *jsonrpc.Error {
@@ -121,8 +133,8 @@ func (s *Server) startError(in workflows.ToolCallInput, err error) *jsonrpc.Erro
 }
 
 // awaitCall waits for a started call's result.
-func (s *Server) awaitCall(ctx context.Context, in workflows.ToolCallInput) (workflows.ToolCallResult, *jsonrpc.Error) {
-	res, err := s.opts.Engine.AwaitCall(ctx, in.CallID)
+func (s *Server) awaitCall(ctx context.Context, in workflows.ToolCallInput, runID string) (workflows.ToolCallResult, *jsonrpc.Error) {
+	res, err := s.opts.Engine.AwaitCall(ctx, in.CallID, runID)
 	if err != nil {
 		if ctx.Err() != nil {
 			return res, rpcError(protocol.InternalError,
