@@ -76,10 +76,30 @@ func (e TemporalEngine) StartCall(ctx context.Context, in workflows.ToolCallInpu
 		Memo:                  memo,
 		EnableEagerStart:      e.Eager,
 	}, "ToolCall", in)
+	if err != nil && isDeadline(err) {
+		// The start may have gone through after the RPC gave up (the SDK
+		// caps one RPC at 10 s). The id is the call's, so ask: telling the
+		// client "not started" about a call that runs would invite a
+		// second, duplicate write.
+		if runID, ok := e.startedRun(in.CallID); ok {
+			return runID, nil
+		}
+	}
 	if err != nil {
 		return "", fmt.Errorf("start workflow %s: %w", workflows.CallWorkflowID(in.CallID), err)
 	}
 	return run.GetRunID(), nil
+}
+
+// startedRun finds the run of a call whose start timed out, if it exists.
+func (e TemporalEngine) startedRun(callID string) (string, bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	d, err := e.Client.DescribeWorkflowExecution(ctx, workflows.CallWorkflowID(callID), "")
+	if err != nil {
+		return "", false
+	}
+	return d.GetWorkflowExecutionInfo().GetExecution().GetRunId(), true
 }
 
 // awaitRound bounds one wait for a result. A Temporal server can drop the
