@@ -44,38 +44,6 @@ func approvalsPageChromium() (string, []string) {
 	return "", tried
 }
 
-// approvalsPageHeld is one entry of GET /v1/approvals.
-type approvalsPageHeld struct {
-	ApprovalID string `json:"approval_id"`
-	CallID     string `json:"call_id"`
-	ToolID     string `json:"tool_id"`
-	Summary    string `json:"summary"`
-	Reason     string `json:"reason"`
-	Caller     string `json:"caller"`
-	Client     string `json:"client"`
-	Route      string `json:"route"`
-	HeldSince  string `json:"held_since"`
-	ExpiresAt  string `json:"expires_at"`
-}
-
-func approvalsPageList(t *testing.T, hc *http.Client, base string) []approvalsPageHeld {
-	t.Helper()
-	resp, err := hc.Get(base + "/v1/approvals")
-	if err != nil {
-		t.Fatalf("GET /v1/approvals: %v", err)
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(resp.Body)
-	var body struct {
-		Approvals []approvalsPageHeld `json:"approvals"`
-		Count     int                 `json:"count"`
-	}
-	if resp.StatusCode != http.StatusOK || json.Unmarshal(raw, &body) != nil || body.Count != len(body.Approvals) {
-		t.Fatalf("GET /v1/approvals: HTTP %d: %s", resp.StatusCode, raw)
-	}
-	return body.Approvals
-}
-
 // approvalsPageProjects is what project.list answers, by name.
 func approvalsPageProjects(t *testing.T, s *httpSession, id string) []string {
 	t.Helper()
@@ -140,10 +108,10 @@ func TestApprovalsPage(t *testing.T) {
 	client := start(t, "node approvals_page_client.mjs",
 		command(t, 3*time.Minute, nodePath, "approvals_page_client.mjs", base+"/mcp", project))
 
-	var held approvalsPageHeld
+	var held heldCall
 	deadline := time.Now().Add(30 * time.Second)
 	for held.ApprovalID == "" {
-		for _, h := range approvalsPageList(t, hc, base) {
+		for _, h := range listHolds(t, base, "", nil) {
 			if h.ToolID == "project.create" && strings.Contains(h.Summary, project) {
 				held = h
 			}
@@ -298,7 +266,7 @@ func TestApprovalsPage(t *testing.T) {
 	if names := approvalsPageProjects(t, reader, "list-after"); !strings.Contains("\n"+strings.Join(names, "\n")+"\n", "\n"+project+"\n") {
 		t.Errorf("project.list after the approval lacks %s: %v", project, names)
 	}
-	for _, h := range approvalsPageList(t, hc, base) {
+	for _, h := range listHolds(t, base, "", nil) {
 		if h.ApprovalID == id {
 			t.Errorf("GET /v1/approvals still lists %s after it was approved: %+v", id, h)
 		}

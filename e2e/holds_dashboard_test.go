@@ -118,19 +118,6 @@ type hdRPCError struct {
 	Data    json.RawMessage `json:"data"`
 }
 
-// hdApprovalMeta is _meta.approval of an approved call's result.
-type hdApprovalMeta struct {
-	Held             bool    `json:"held"`
-	Outcome          string  `json:"outcome"`
-	Route            string  `json:"route"`
-	HeldSeconds      float64 `json:"heldSeconds"`
-	ApprovalID       string  `json:"approvalId"`
-	ApprovedBy       string  `json:"approvedBy"`
-	ApproverVerified bool    `json:"approverVerified"`
-	Comment          string  `json:"comment"`
-	WindowSeconds    *int    `json:"windowSeconds"`
-}
-
 // hdApprovalError is the data of a -32001 approval_required error.
 type hdApprovalError struct {
 	Code          string   `json:"code"`
@@ -384,10 +371,10 @@ func hdNotHeld(t *testing.T, ev hdEvent) {
 // hdApproved checks ev is the result of a held, approved call (window
 // seconds long, approved with comment, "" for none) and returns its
 // _meta.approval.
-func hdApproved(t *testing.T, ev hdEvent, approvalID, approver string, verified bool, comment string, window int) hdApprovalMeta {
+func hdApproved(t *testing.T, ev hdEvent, approvalID, approver string, verified bool, comment string, window int) approvalMeta {
 	t.Helper()
 	r := hdResult(t, ev)
-	var a hdApprovalMeta
+	var a approvalMeta
 	raw, ok := r.Meta["approval"]
 	if !ok || json.Unmarshal(raw, &a) != nil {
 		t.Fatalf("%s: the approved call's result has no _meta.approval: %s", ev.ID, ev.raw)
@@ -496,22 +483,6 @@ func hdProjects(t *testing.T, c *hdClient) []string {
 // ---------------------------------------------------------------------------
 // The REST API
 
-// hdHeld is one entry of GET /v1/approvals.
-type hdHeld struct {
-	ApprovalID    string    `json:"approval_id"`
-	CallID        string    `json:"call_id"`
-	ToolID        string    `json:"tool_id"`
-	Summary       string    `json:"summary"`
-	Reason        string    `json:"reason"`
-	Caller        string    `json:"caller"`
-	Client        string    `json:"client"`
-	ProjectID     string    `json:"project_id"`
-	Route         string    `json:"route"`
-	WindowSeconds int       `json:"window_seconds"`
-	HeldSince     time.Time `json:"held_since"`
-	ExpiresAt     time.Time `json:"expires_at"`
-}
-
 var hdHTTP = &http.Client{Timeout: 20 * time.Second}
 
 func hdRequest(t *testing.T, method, url string, headers map[string]string, body string) (int, []byte) {
@@ -542,34 +513,13 @@ func hdRequest(t *testing.T, method, url string, headers map[string]string, body
 	return resp.StatusCode, b
 }
 
-// hdList is GET /v1/approvals[?query].
-func hdList(t *testing.T, s *hdServer, query string, headers map[string]string) []hdHeld {
-	t.Helper()
-	url := s.base + "/v1/approvals"
-	if query != "" {
-		url += "?" + query
-	}
-	status, body := hdRequest(t, http.MethodGet, url, headers, "")
-	if status != http.StatusOK {
-		t.Fatalf("GET %s: HTTP %d: %s", url, status, body)
-	}
-	var out struct {
-		Approvals []hdHeld `json:"approvals"`
-		Count     *int     `json:"count"`
-	}
-	if err := json.Unmarshal(body, &out); err != nil || out.Approvals == nil || out.Count == nil || *out.Count != len(out.Approvals) {
-		t.Fatalf("GET %s: not {approvals, count} (%v): %s", url, err, body)
-	}
-	return out.Approvals
-}
-
 // hdWaitHeld polls GET /v1/approvals until a hold whose summary names
 // marker is listed.
-func hdWaitHeld(t *testing.T, s *hdServer, marker string, headers map[string]string, within time.Duration) hdHeld {
+func hdWaitHeld(t *testing.T, s *hdServer, marker string, headers map[string]string, within time.Duration) heldCall {
 	t.Helper()
 	deadline := time.Now().Add(within)
 	for {
-		for _, h := range hdList(t, s, "", headers) {
+		for _, h := range listHolds(t, s.base, "", headers) {
 			if strings.Contains(h.Summary, marker) {
 				return h
 			}
@@ -581,7 +531,7 @@ func hdWaitHeld(t *testing.T, s *hdServer, marker string, headers map[string]str
 	}
 }
 
-func hdListed(holds []hdHeld, approvalID string) bool {
+func hdListed(holds []heldCall, approvalID string) bool {
 	for _, h := range holds {
 		if h.ApprovalID == approvalID {
 			return true
@@ -591,7 +541,7 @@ func hdListed(holds []hdHeld, approvalID string) bool {
 }
 
 // hdCheckHeld checks a listed hold of project.create {name: marker}.
-func hdCheckHeld(t *testing.T, h hdHeld, marker, caller, client string, window int) {
+func hdCheckHeld(t *testing.T, h heldCall, marker, caller, client string, window int) {
 	t.Helper()
 	if !callIDRe.MatchString(h.ApprovalID) || h.CallID != h.ApprovalID {
 		t.Errorf("approval_id %q, call_id %q: want the same 16-hex callId", h.ApprovalID, h.CallID)
@@ -758,13 +708,13 @@ func TestHoldDashboard(t *testing.T) {
 		id := h.ApprovalID
 
 		// The filters.
-		if !hdListed(hdList(t, srv, "tool=project.create", nil), id) {
+		if !hdListed(listHolds(t, srv.base, "tool=project.create", nil), id) {
 			t.Errorf("GET /v1/approvals?tool=project.create does not list %s", id)
 		}
-		if hdListed(hdList(t, srv, "tool=project.list", nil), id) {
+		if hdListed(listHolds(t, srv.base, "tool=project.list", nil), id) {
 			t.Errorf("GET /v1/approvals?tool=project.list lists %s, a project.create", id)
 		}
-		if hdListed(hdList(t, srv, "project=no-such-project", nil), id) {
+		if hdListed(listHolds(t, srv.base, "project=no-such-project", nil), id) {
 			t.Errorf("GET /v1/approvals?project=no-such-project lists %s, which names no project", id)
 		}
 		if status, body := hdRequest(t, http.MethodGet, srv.base+"/v1/approvals?tool=x'%20OR%20'1'='1", nil, ""); status != http.StatusBadRequest {
@@ -840,7 +790,7 @@ func TestHoldDashboard(t *testing.T) {
 		}
 
 		// Decided: gone from the queue, and a second word is refused.
-		if hdListed(hdList(t, srv, "", nil), id) {
+		if hdListed(listHolds(t, srv.base, "", nil), id) {
 			t.Errorf("GET /v1/approvals still lists %s after it was approved", id)
 		}
 		if status, _, raw := hdDecide(t, srv, id, nil, `{"decision":"reject","approver":"Other"}`); status != http.StatusConflict {
@@ -883,7 +833,7 @@ func TestHoldDashboard(t *testing.T) {
 		if status, _, raw := hdDecide(t, srv, "0123456789abcdef", nil, `{"decision":"approve","approver":"Fidel"}`); status != http.StatusNotFound {
 			t.Errorf("POST decision for an unknown id: HTTP %d, want 404: %s", status, raw)
 		}
-		if !hdListed(hdList(t, srv, "", nil), id) || c.ended(t, create) {
+		if !hdListed(listHolds(t, srv.base, "", nil), id) || c.ended(t, create) {
 			t.Fatalf("after refused decisions %s is no longer pending", id)
 		}
 
@@ -897,7 +847,7 @@ func TestHoldDashboard(t *testing.T) {
 		if names := hdProjects(t, c); slices.Contains(names, name) {
 			t.Errorf("project.list shows %s, whose project.create was rejected: %v", name, names)
 		}
-		if hdListed(hdList(t, srv, "", nil), id) {
+		if hdListed(listHolds(t, srv.base, "", nil), id) {
 			t.Errorf("GET /v1/approvals still lists %s after it was rejected", id)
 		}
 	})
@@ -912,13 +862,13 @@ func TestHoldDashboard(t *testing.T) {
 		if h.ToolID != "project.update" || h.ProjectID != approvedProject || h.Caller != "untrusted" || h.WindowSeconds != 180 {
 			t.Errorf("hold %+v; want project.update of project %s, untrusted, 180 s", h, approvedProject)
 		}
-		if !hdListed(hdList(t, srv, "project="+approvedProject, nil), h.ApprovalID) {
+		if !hdListed(listHolds(t, srv.base, "project="+approvedProject, nil), h.ApprovalID) {
 			t.Errorf("GET /v1/approvals?project=%s does not list %s", approvedProject, h.ApprovalID)
 		}
-		if !hdListed(hdList(t, srv, "project="+approvedProject+"&tool=project.update", nil), h.ApprovalID) {
+		if !hdListed(listHolds(t, srv.base, "project="+approvedProject+"&tool=project.update", nil), h.ApprovalID) {
 			t.Errorf("GET /v1/approvals?project=%s&tool=project.update does not list %s", approvedProject, h.ApprovalID)
 		}
-		if hdListed(hdList(t, srv, "project="+approvedProject+"&tool=project.create", nil), h.ApprovalID) {
+		if hdListed(listHolds(t, srv.base, "project="+approvedProject+"&tool=project.create", nil), h.ApprovalID) {
 			t.Errorf("GET /v1/approvals?project=%s&tool=project.create lists %s, a project.update", approvedProject, h.ApprovalID)
 		}
 		code, out, _ := hdCLI(t, "approvals", "--temporal-port", strconv.Itoa(srv.temporalPort), "--project", approvedProject)
@@ -943,9 +893,9 @@ func TestHoldDashboard(t *testing.T) {
 		create := c.call(t, "project.create", map[string]any{"name": name}, false)
 		// The hold is listed for its 2 s window only: catch it there if
 		// the machine lets us, else go by the error's approval_id.
-		var h *hdHeld
+		var h *heldCall
 		for h == nil && !c.ended(t, create) && time.Since(began) < 10*time.Second {
-			for _, x := range hdList(t, srv, "", nil) {
+			for _, x := range listHolds(t, srv.base, "", nil) {
 				if strings.Contains(x.Summary, name) {
 					h = &x
 				}
@@ -1005,7 +955,7 @@ func TestHoldDashboard(t *testing.T) {
 			t.Errorf("health.check client %+v (skew %v, can_elicit %v); want connected, %s 0.0.1, no skew, can_elicit false",
 				h.Client, hdDeref(h.Client.ProtocolSkew), hdDeref(h.Client.CanElicit), clientName)
 		}
-		if n := len(hdList(t, srv, "", nil)); n != 0 {
+		if n := len(listHolds(t, srv.base, "", nil)); n != 0 {
 			t.Errorf("GET /v1/approvals lists %d holds after reads only", n)
 		}
 	})
@@ -1076,11 +1026,11 @@ func TestHoldDashboardCrashDurability(t *testing.T) {
 
 	srv2 := hdServe(t, dataDir, ports[0], ports[1])
 	t.Logf("restarted in %s", time.Since(killedAt).Round(time.Millisecond))
-	var after hdHeld
+	var after heldCall
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		found := false
-		for _, h := range hdList(t, srv2, "", nil) {
+		for _, h := range listHolds(t, srv2.base, "", nil) {
 			if h.ApprovalID == id {
 				after, found = h, true
 			}
@@ -1134,7 +1084,7 @@ func TestHoldDashboardCrashDurability(t *testing.T) {
 	if names := hdProjects(t, c2); !slices.Contains(names, name) {
 		t.Errorf("project.list after the approval: %v lacks %s", names, name)
 	}
-	if hdListed(hdList(t, srv2, "", nil), id) {
+	if hdListed(listHolds(t, srv2.base, "", nil), id) {
 		t.Errorf("GET /v1/approvals still lists %s", id)
 	}
 	t.Logf("call.get_result answered %.0f ms after it was asked; the project is listed %s after the SIGKILL", ev.ElapsedMs, time.Since(killedAt).Round(time.Millisecond))
@@ -1201,7 +1151,7 @@ func TestHoldDashboardAuth(t *testing.T) {
 		if status, _, raw := hdDecide(t, srv, held.ApprovalID, nil, `{"decision":"approve","approver":"x"}`); status != http.StatusUnauthorized {
 			t.Errorf("a decision without the key: HTTP %d, want 401: %s", status, raw)
 		}
-		if c.ended(t, create) || !hdListed(hdList(t, srv, "", key), held.ApprovalID) {
+		if c.ended(t, create) || !hdListed(listHolds(t, srv.base, "", key), held.ApprovalID) {
 			t.Fatalf("%s is no longer pending after a refused decision", held.ApprovalID)
 		}
 		// The key identifies nobody: the approver is the name given.

@@ -86,16 +86,6 @@ func heRun(t *testing.T, env []string, report any, mode string, target ...string
 
 // What the script reports.
 
-type heApprovalMeta struct {
-	Held             bool    `json:"held"`
-	Outcome          string  `json:"outcome"`
-	Route            string  `json:"route"`
-	HeldSeconds      float64 `json:"heldSeconds"`
-	ApprovalID       string  `json:"approvalId"`
-	ApprovedBy       string  `json:"approvedBy"`
-	ApproverVerified bool    `json:"approverVerified"`
-}
-
 type heErrorReport struct {
 	Code    int            `json:"code"`
 	Data    map[string]any `json:"data"`
@@ -117,7 +107,7 @@ type heCallOutcome struct {
 }
 
 // heCheckApproved re-checks an approved hold's _meta.approval.
-func heCheckApproved(t *testing.T, a heApprovalMeta, client string) {
+func heCheckApproved(t *testing.T, a approvalMeta, client string) {
 	t.Helper()
 	if !a.Held || a.Outcome != "approved" || a.Route != "elicitation" || !callIDRe.MatchString(a.ApprovalID) ||
 		a.ApprovedBy != "the user of "+client || a.ApproverVerified || a.HeldSeconds < 0 || a.HeldSeconds > 60 {
@@ -174,12 +164,12 @@ func heLogLine(logs, msg string, attrs ...string) string {
 func TestHoldElicitStdio(t *testing.T) {
 	t.Parallel()
 	var r struct {
-		Approved            heApprovalMeta `json:"approved"`
-		ApprovedMessage     string         `json:"approvedMessage"`
-		ApprovedNote        string         `json:"approvedNote"`
-		NamesAfterApproval  []string       `json:"namesAfterApproval"`
-		Rejected            heErrorReport  `json:"rejected"`
-		NamesAfterRejection []string       `json:"namesAfterRejection"`
+		Approved            approvalMeta  `json:"approved"`
+		ApprovedMessage     string        `json:"approvedMessage"`
+		ApprovedNote        string        `json:"approvedNote"`
+		NamesAfterApproval  []string      `json:"namesAfterApproval"`
+		Rejected            heErrorReport `json:"rejected"`
+		NamesAfterRejection []string      `json:"namesAfterRejection"`
 	}
 	logs := heRun(t, nil, &r, "stdio-approve-reject", heMCPArgs(t)...)
 
@@ -215,12 +205,12 @@ func TestHoldElicitHTTP(t *testing.T) {
 	srv, url := heServe(t, []string{"METAFORGE_APPROVAL_HOLD_SECONDS=" + heHTTPWindow, "METAFORGE_APPROVAL_HOLD_PROGRESS_SECONDS=" + heHTTPWindow})
 
 	type approveReport struct {
-		Approved        heApprovalMeta `json:"approved"`
-		CallContentType string         `json:"callContentType"`
-		PostStream      []string       `json:"postStream"`
-		GetStream       []string       `json:"getStream"`
-		GetStatuses     []int          `json:"getStatuses"`
-		SessionID       string         `json:"sessionId"`
+		Approved        approvalMeta `json:"approved"`
+		CallContentType string       `json:"callContentType"`
+		PostStream      []string     `json:"postStream"`
+		GetStream       []string     `json:"getStream"`
+		GetStatuses     []int        `json:"getStatuses"`
+		SessionID       string       `json:"sessionId"`
 	}
 	approve := func(t *testing.T, mode string) approveReport {
 		var r approveReport
