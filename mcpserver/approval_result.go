@@ -71,7 +71,11 @@ func (s *Server) approvalError(res workflows.ToolCallResult) *jsonrpc.Error {
 	if a.Outcome != workflows.OutcomeNotConfigured {
 		msg += fmt.Sprintf(", held %.1fs of a %ds window", a.HeldSeconds, a.WindowSeconds)
 	}
-	msg += "). Nothing was written. Decide holds at " + where + "; retrying asks again."
+	if a.Outcome == workflows.OutcomeNotConfigured {
+		msg += "). Nothing was written; there is " + where + "."
+	} else {
+		msg += "). Nothing was written. Decide holds at " + where + "; calling it again asks again."
+	}
 	data := map[string]any{
 		"code":        workflows.ApprovalRequired,
 		"error_type":  workflows.ApprovalRequired,

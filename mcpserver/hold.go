@@ -177,7 +177,7 @@ func (s *Server) where(route, approvalID string) string {
 		return "the prompt in your MCP client (elicitation)"
 	}
 	if route != workflows.RouteDashboard {
-		return "nowhere: this server has no approval queue a person can reach and the client cannot be asked; " +
+		return "no approval queue a person can reach and the client cannot be asked; " +
 			"connect through metaforge serve (its Approvals page) or use a client that supports elicitation"
 	}
 	page := "/approvals"
