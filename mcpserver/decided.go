@@ -62,9 +62,10 @@ func (w wakingDecider) Decide(ctx context.Context, approvalID string, d workflow
 }
 
 // awaitHeld waits for a held call: until this server applies its decision,
-// its workflow is found closed, or the window (and backstop) has passed,
-// then for its result.
-func (s *Server) awaitHeld(ctx context.Context, in workflows.ToolCallInput, runID string) (workflows.ToolCallResult, *jsonrpc.Error) {
+// its workflow is found closed, or the window (and backstop) has passed;
+// then it calls decided (the hold is over: stop reporting it) and waits for
+// the result.
+func (s *Server) awaitHeld(ctx context.Context, in workflows.ToolCallInput, runID string, decided func()) (workflows.ToolCallResult, *jsonrpc.Error) {
 	woken, stop := s.decided.wait(in.CallID)
 	defer stop()
 	windowEnd := time.Now().Add(time.Duration(in.Hold.WindowSeconds+in.Hold.BackstopSeconds)*time.Second + 250*time.Millisecond)
@@ -76,13 +77,16 @@ func (s *Server) awaitHeld(ctx context.Context, in workflows.ToolCallInput, runI
 		}
 		select {
 		case <-woken:
+			decided()
 			return s.awaitCall(ctx, in, runID)
 		case <-ctx.Done():
+			decided()
 			return s.awaitCall(ctx, in, runID)
 		case <-time.After(next):
 		}
 		wait = min(wait*2, maxAwaitRound)
 		if ended, err := s.opts.Engine.CallEnded(ctx, in.CallID, runID); err == nil && ended {
+			decided()
 			return s.awaitCall(ctx, in, runID)
 		}
 	}

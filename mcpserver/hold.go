@@ -154,7 +154,8 @@ func (s *Server) runHeld(ctx context.Context, req *mcp.CallToolRequest, in workf
 		}
 		done <- struct{}{}
 	}()
-	res, rpcErr := s.awaitHeld(ctx, in, runID)
+	// Once the hold is decided the tool runs: no more "held" progress.
+	res, rpcErr := s.awaitHeld(ctx, in, runID, stopWatching)
 	stopWatching()
 	<-done
 	<-done
