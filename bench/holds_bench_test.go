@@ -661,17 +661,9 @@ func (a approver) listHolds(ctx context.Context) ([]pendingHold, error) {
 	if err != nil {
 		return nil, err
 	}
-	resp, err := a.hc.Do(req)
+	body, err := a.do(req)
 	if err != nil {
 		return nil, err
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return nil, err
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("GET /v1/approvals: HTTP %d: %.500s", resp.StatusCode, body)
 	}
 	var out struct {
 		Approvals []pendingHold `json:"approvals"`
@@ -760,6 +752,12 @@ func (a approver) decide(ctx context.Context, id string) ([]byte, error) {
 		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/json")
+	return a.do(req)
+}
+
+// do sends one REST request and returns its body, or an error naming the
+// request and status unless it answered 200.
+func (a approver) do(req *http.Request) ([]byte, error) {
 	resp, err := a.hc.Do(req)
 	if err != nil {
 		return nil, err
@@ -770,7 +768,7 @@ func (a approver) decide(ctx context.Context, id string) ([]byte, error) {
 		return nil, err
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("POST /v1/approvals/%s/decision: HTTP %d: %.500s", id, resp.StatusCode, body)
+		return nil, fmt.Errorf("%s %s: HTTP %d: %.500s", req.Method, req.URL.Path, resp.StatusCode, body)
 	}
 	return body, nil
 }

@@ -27,7 +27,8 @@ import assert from 'node:assert/strict';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+import { expectMcpError } from './scenario.mjs';
 
 const CALL_ID = /^[0-9a-f]{16}$/;
 const APPROVAL_REQUIRED = -32001;
@@ -72,18 +73,6 @@ function textOf(result) {
 // block as JSON.
 function dataOf(result) {
   return result.structuredContent ?? JSON.parse(textOf(result)[0]);
-}
-
-// expectMcpError calls fn and returns the McpError it must throw.
-async function expectMcpError(what, fn) {
-  let result;
-  try {
-    result = await fn();
-  } catch (err) {
-    assert.ok(err instanceof McpError, `${what}: expected a JSON-RPC error (McpError), got ${err?.stack ?? err}`);
-    return err;
-  }
-  assert.fail(`${what}: expected a JSON-RPC error, got a result: ${JSON.stringify(result)}`);
 }
 
 // checkNotApproved checks err is the -32001 approval_required error with

@@ -30,7 +30,7 @@ async function step(name, fn) {
 }
 
 // expectMcpError calls fn and returns the McpError it must throw.
-async function expectMcpError(what, fn) {
+export async function expectMcpError(what, fn) {
   let result;
   try {
     result = await fn();
