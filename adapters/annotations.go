@@ -38,6 +38,29 @@ var annotationTable = map[string]Annotations{
 	"power.check_budget":   {ReadOnly: true, Idempotent: true},
 	"spice.run_simulation": {ReadOnly: true, Idempotent: true},
 
+	// Mechanical engineering. Each writes only its own call folder under
+	// the data dir (its outputs) and changes nothing that exists, so they
+	// are reads; the solvers are deterministic, so they are idempotent.
+	// cadquery.execute_script runs agent code in a sandbox that can write
+	// only its own folder; it may not be deterministic, so it runs once.
+	"cadquery.create_parametric":                {ReadOnly: true, Idempotent: true},
+	"cadquery.boolean_operation":                {ReadOnly: true, Idempotent: true},
+	"cadquery.get_properties":                   {ReadOnly: true, Idempotent: true},
+	"cadquery.export_geometry":                  {ReadOnly: true, Idempotent: true},
+	"cadquery.execute_script":                   {ReadOnly: true},
+	"cadquery.create_assembly":                  {ReadOnly: true, Idempotent: true},
+	"gmsh.generate_mesh":                        {ReadOnly: true, Idempotent: true},
+	"gmsh.list_named_faces":                     {ReadOnly: true, Idempotent: true},
+	"calculix.run_fea":                          {ReadOnly: true, Idempotent: true},
+	"calculix.run_thermal":                      {ReadOnly: true, Idempotent: true},
+	"calculix.validate_mesh":                    {ReadOnly: true, Idempotent: true},
+	"calculix.extract_results":                  {ReadOnly: true, Idempotent: true},
+	"calculix.cross_check_cantilever_beam":      {ReadOnly: true, Idempotent: true},
+	"calculix.cross_check_cantilever_frequency": {ReadOnly: true, Idempotent: true},
+	"calculix.cross_check_thermal_steady_state": {ReadOnly: true, Idempotent: true},
+	"calculix.check_mesh_convergence":           {ReadOnly: true, Idempotent: true},
+	"calculix.compute_joint_loads":              {ReadOnly: true, Idempotent: true},
+
 	// Projects and sessions. Opening a project or starting a session only
 	// changes this session's own view, so they are read-only: holding them
 	// for approval would block the one step that scopes later writes.

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/metaforge/metaforge/adapters/workspace"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -326,21 +327,5 @@ func (a *Adapter) readConfined(what, path string) (string, string, error) {
 }
 
 func (a *Adapter) inAllowedRoots(real string) bool {
-	for _, root := range a.AllowedRoots {
-		r, err := filepath.Abs(root)
-		if err != nil {
-			continue
-		}
-		if rr, err := filepath.EvalSymlinks(r); err == nil {
-			r = rr
-		}
-		rel, err := filepath.Rel(r, real)
-		if err != nil {
-			continue
-		}
-		if rel == "." || (rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)) {
-			return true
-		}
-	}
-	return false
+	return workspace.Within(real, a.AllowedRoots)
 }

@@ -1,19 +1,15 @@
 package spice
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
-	"syscall"
-	"time"
 
+	"github.com/metaforge/metaforge/adapters/solver"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -92,10 +88,6 @@ func (a *Adapter) run(ctx context.Context, j job) (*Output, error) {
 	if bin == "" {
 		bin = "ngspice"
 	}
-	path, err := exec.LookPath(bin)
-	if err != nil {
-		return nil, protocol.Unavailable("ngspice is not installed (%s not found on PATH): install it with `apt-get install ngspice`", bin)
-	}
 	dir, err := os.MkdirTemp("", "metaforge-spice-")
 	if err != nil {
 		return nil, protocol.Transient("cannot make a working directory: %v", err)
@@ -104,39 +96,29 @@ func (a *Adapter) run(ctx context.Context, j job) (*Output, error) {
 	if err := os.WriteFile(filepath.Join(dir, "deck.cir"), []byte(j.deck), 0o600); err != nil {
 		return nil, protocol.Transient("cannot write the deck: %v", err)
 	}
-	cmd := exec.CommandContext(ctx, path, "-b", "-r", "out.raw", "deck.cir")
-	cmd.Dir = dir
-	cmd.Env = append(filteredEnv(), "HOME="+dir) // no user .spiceinit
+	env := append(filteredEnv(), "HOME="+dir) // no user .spiceinit
 	if a.ASCIIRawfile {
-		cmd.Env = append(cmd.Env, "SPICE_ASCIIRAWFILE=1")
+		env = append(env, "SPICE_ASCIIRAWFILE=1")
 	}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
-	cmd.WaitDelay = 2 * time.Second
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &limited{b: &stdout}, &limited{b: &stderr}
-	runErr := cmd.Run()
-	if ctxErr := ctx.Err(); ctxErr != nil {
-		if errors.Is(ctxErr, context.DeadlineExceeded) {
-			return nil, &protocol.Error{Code: protocol.ToolTimeout, Details: "ngspice did not finish before the deadline and was killed; shorten the analysis (fewer points, shorter tstop) or simplify the circuit"}
-		}
-		return nil, ctxErr
-	}
-	var exitErr *exec.ExitError
-	if runErr != nil && !errors.As(runErr, &exitErr) {
-		return nil, protocol.Transient("ngspice could not be run: %v", runErr)
+	res, err := solver.Run(ctx, solver.Command{
+		Binary: bin, Args: []string{"-b", "-r", "out.raw", "deck.cir"}, Dir: dir, Env: env,
+		Install:     "install it with `apt-get install ngspice`",
+		TimeoutHint: "shorten the analysis (fewer points, shorter tstop) or simplify the circuit",
+	})
+	if err != nil {
+		return nil, err
 	}
 
 	out := &Output{Analysis: j.analysis, Card: j.card, Vectors: []VectorResult{}}
-	failed := runErr != nil
-	for _, l := range strings.Split(stderr.String()+"\n"+stdout.String(), "\n") {
+	failed := res.ExitCode != 0
+	for _, l := range strings.Split(res.Stderr+"\n"+res.Stdout, "\n") {
 		if failureLine.MatchString(l) {
 			failed = true
 		}
 	}
 	var extra []string
-	if exitErr != nil {
-		extra = append(extra, fmt.Sprintf("ngspice exited with status %d", exitErr.ExitCode()))
+	if res.ExitCode != 0 {
+		extra = append(extra, fmt.Sprintf("ngspice exited with status %d", res.ExitCode))
 	}
 	raw, rerr := os.ReadFile(filepath.Join(dir, "out.raw"))
 	var plot *Plot
@@ -158,7 +140,7 @@ func (a *Adapter) run(ctx context.Context, j job) (*Output, error) {
 	if plot == nil || plot.Points == 0 {
 		failed = true
 	}
-	logs := append(collectLog(stderr.String(), stdout.String(), failed), extra...)
+	logs := append(collectLog(res.Stderr, res.Stdout, failed), extra...)
 	out.Converged = !failed
 	if failed || len(logs) > 0 {
 		out.Log = logs
@@ -208,16 +190,6 @@ func collectLog(stderr, stdout string, failed bool) []string {
 		logs = append(append(logs[:keepHead:keepHead], fmt.Sprintf("... %d lines left out ...", cut)), logs[len(logs)-keepTail:]...)
 	}
 	return logs
-}
-
-// limited keeps the first 1 MiB of a stream and drops the rest.
-type limited struct{ b *bytes.Buffer }
-
-func (l *limited) Write(p []byte) (int, error) {
-	if room := 1<<20 - l.b.Len(); room > 0 {
-		l.b.Write(p[:min(len(p), room)])
-	}
-	return len(p), nil
 }
 
 func filteredEnv() []string {

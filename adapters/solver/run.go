@@ -1,0 +1,103 @@
+// Package solver runs an external solver program (ngspice, gmsh, ccx) the
+// way every adapter needs: found on PATH or answered TOOL_UNAVAILABLE with
+// how to install it, in its own process group so cancelling the call kills
+// everything it started, past its deadline TOOL_TIMEOUT, its output kept to
+// a bound.
+package solver
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os/exec"
+	"syscall"
+	"time"
+
+	"github.com/metaforge/metaforge/protocol"
+)
+
+// Command is one solver run.
+type Command struct {
+	// Binary is the program, looked up on PATH.
+	Binary string
+	Args   []string
+	Dir    string
+	// Env replaces the environment when not nil.
+	Env []string
+	// Install says how to get Binary ("apt-get install calculix-ccx").
+	Install string
+	// TimeoutHint says what to change when the run times out.
+	TimeoutHint string
+}
+
+// Output is what a finished run printed, and how it exited.
+type Output struct {
+	Stdout   string
+	Stderr   string
+	ExitCode int
+	Duration time.Duration
+}
+
+// maxOutput bounds each of stdout and stderr kept.
+const maxOutput = 1 << 20
+
+// Locate finds the binary, or says how to install it as TOOL_UNAVAILABLE.
+func Locate(binary, install string) (string, error) {
+	path, err := exec.LookPath(binary)
+	if err != nil {
+		return "", protocol.Unavailable("%s not found on PATH; %s", binary, install)
+	}
+	return path, nil
+}
+
+// Run runs c to completion. A non-zero exit is not an error: the caller
+// reads the output to say what went wrong. Errors are TOOL_UNAVAILABLE (no
+// binary), TOOL_TIMEOUT (the context's deadline passed; the process group
+// was killed), the context's own error when the call was cancelled, or a
+// transient error when the program could not be started.
+func Run(ctx context.Context, c Command) (Output, error) {
+	path, err := Locate(c.Binary, c.Install)
+	if err != nil {
+		return Output{}, err
+	}
+	cmd := exec.CommandContext(ctx, path, c.Args...)
+	cmd.Dir = c.Dir
+	cmd.Env = c.Env
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	cmd.WaitDelay = 2 * time.Second
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &limited{b: &stdout}, &limited{b: &stderr}
+	start := time.Now()
+	runErr := cmd.Run()
+	out := Output{Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(start)}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		if errors.Is(ctxErr, context.DeadlineExceeded) {
+			hint := c.TimeoutHint
+			if hint == "" {
+				hint = "make the problem smaller or give the call a longer timeout"
+			}
+			return out, &protocol.Error{Code: protocol.ToolTimeout, Details: c.Binary + " did not finish before the deadline and was killed; " + hint}
+		}
+		return out, ctxErr
+	}
+	var exitErr *exec.ExitError
+	if errors.As(runErr, &exitErr) {
+		out.ExitCode = exitErr.ExitCode()
+		return out, nil
+	}
+	if runErr != nil {
+		return out, protocol.Transient("%s could not be run: %v", c.Binary, runErr)
+	}
+	return out, nil
+}
+
+// limited keeps the first maxOutput bytes of a stream and drops the rest.
+type limited struct{ b *bytes.Buffer }
+
+func (l *limited) Write(p []byte) (int, error) {
+	if room := maxOutput - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(len(p), room)])
+	}
+	return len(p), nil
+}
