@@ -1,0 +1,230 @@
+// Package calculix is the in-process adapter "calculix": linear static and
+// modal FEA and steady conduction on a tetrahedral mesh with CalculiX's
+// ccx, the .frd results reader, and the hand calculations an FEA result is
+// checked against. Every run writes its deck and results into the call's
+// own folder under the data dir and names them in the result.
+package calculix
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"time"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/solver"
+	"github.com/metaforge/metaforge/adapters/workspace"
+	"github.com/metaforge/metaforge/protocol"
+)
+
+// Identity of the adapter and its tools.
+const (
+	AdapterID             = "calculix"
+	ToolRunFEA            = "calculix.run_fea"
+	ToolRunThermal        = "calculix.run_thermal"
+	ToolValidateMesh      = "calculix.validate_mesh"
+	ToolExtractResults    = "calculix.extract_results"
+	ToolCrossCheckBeam    = "calculix.cross_check_cantilever_beam"
+	ToolCrossCheckFreq    = "calculix.cross_check_cantilever_frequency"
+	ToolCrossCheckThermal = "calculix.cross_check_thermal_steady_state"
+	ToolCheckConvergence  = "calculix.check_mesh_convergence"
+	ToolComputeJointLoads = "calculix.compute_joint_loads"
+	version               = "0.1.0"
+	installHint           = "install it with `apt-get install calculix-ccx`"
+)
+
+// Adapter serves the calculix tools.
+type Adapter struct {
+	// Binary is the CalculiX executable; default "ccx" on PATH.
+	Binary string
+
+	ws    *workspace.Workspace
+	calls *adapters.Invocations
+}
+
+var _ adapters.Adapter = (*Adapter)(nil)
+
+// New returns the calculix adapter over the given workspace.
+func New(ws *workspace.Workspace) *Adapter {
+	return &Adapter{ws: ws, calls: adapters.NewInvocations()}
+}
+
+func (a *Adapter) binary() string {
+	if a.Binary == "" {
+		return "ccx"
+	}
+	return a.Binary
+}
+
+// ID is "calculix".
+func (a *Adapter) ID() string { return AdapterID }
+
+// Version is the adapter's version.
+func (a *Adapter) Version() string { return version }
+
+// Manifests declares the tools. All are idempotent: the same mesh and
+// arguments give the same results, so a lost worker's call is run again.
+func (a *Adapter) Manifests() []adapters.Manifest {
+	solve := adapters.ResourceLimits{MaxMemoryMB: 2048, MaxCPUSeconds: 600, MaxDiskMB: 512}
+	m := func(id, name, capability, desc, schema string, timeout int, limits adapters.ResourceLimits) adapters.Manifest {
+		return adapters.Manifest{ToolID: id, AdapterID: AdapterID, Name: name, Description: desc, Capability: capability,
+			InputSchema: json.RawMessage(schema), Idempotent: true, TimeoutSeconds: timeout, ResourceLimits: limits}
+	}
+	return []adapters.Manifest{
+		m(ToolRunFEA, "Run FEA", "stress_analysis",
+			"CalculiX on a tetrahedral mesh from gmsh.generate_mesh (units mm, N, MPa). analysis_type static_stress: fixed_node_set held, load_force_n N spread over load_node_set as a uniform traction in load_direction (default [0,0,-1]); returns max_von_mises per element set and overall (MPa), max_displacement_mm, safety_factor against the material's yield. modal: frequencies_hz, lowest first, with fixed_node_set clamped. Faces are the mesh's surface sets (gmsh.list_named_faces); a fixed or load face spanning the part's whole length gets a warning. Deck and results stay in the call's folder (files).",
+			runFEASchema, 900, solve),
+		m(ToolRunThermal, "Run steady thermal analysis", "thermal_analysis",
+			"Steady conduction in CalculiX: heat_load_w W enters uniformly through heat_source_node_set and leaves through sink_node_set held at sink_temperature_c (default 20). Returns peak_temperature_c and where it is. Conduction only: no convection or radiation.",
+			runThermalSchema, 900, solve),
+		m(ToolValidateMesh, "Validate mesh", "mesh_validation",
+			"Checks an .inp mesh before a solve: element type, nodes the elements name but the mesh lacks, unused nodes, inverted or degenerate tetrahedra, surface sets, and element quality (minimum dihedral angle, aspect ratio, radius ratio).",
+			validateMeshSchema, 120, adapters.ResourceLimits{}),
+		m(ToolExtractResults, "Extract FEA results", "result_extraction",
+			"Reads a CalculiX .frd file: per result block the peak displacement, von Mises stress or temperature and where it is. A stress peak far above the field's 99th percentile is flagged (accuracy.suspicious) as a likely point-load or constraint artefact.",
+			extractResultsSchema, 120, adapters.ResourceLimits{}),
+		m(ToolCrossCheckBeam, "Cross-check cantilever beam", "fea_cross_check",
+			"Euler-Bernoulli hand calculation for a rectangular cantilever with a tip load (sigma = 6FL/(bh^2), delta = FL^3/(3EI)), compared with FEA values within tolerance_pct. Without FEA values nothing is compared and passed is absent.",
+			beamSchema, 10, adapters.ResourceLimits{}),
+		m(ToolCrossCheckFreq, "Cross-check cantilever frequency", "fea_cross_check",
+			"First bending frequency of a uniform rectangular cantilever, f1 = (1.8751)^2/(2 pi L^2) sqrt(EI/(rho A)), compared with a modal run_fea's first mode within tolerance_pct.",
+			frequencySchema, 10, adapters.ResourceLimits{}),
+		m(ToolCrossCheckThermal, "Cross-check steady conduction", "fea_cross_check",
+			"1D steady conduction to a fixed-temperature sink, T_peak = T_sink + Q L/(k A), compared with run_thermal's peak within tolerance_pct of the temperature rise.",
+			thermalCheckSchema, 10, adapters.ResourceLimits{}),
+		m(ToolCheckConvergence, "Check mesh convergence", "fea_cross_check",
+			"Whether peak stress has settled across meshes the caller already ran: the change between the two finest element sizes against threshold_pct (default 5).",
+			convergenceSchema, 10, adapters.ResourceLimits{}),
+		m(ToolComputeJointLoads, "Compute joint loads", "load_case",
+			"Quasi-static reaction force and moment at every joint of a posed serial chain from gravity alone (links' masses and centres of mass, optional payload). The worst joint's force feeds run_fea's load_force_n. No velocity, acceleration or friction terms.",
+			jointLoadsSchema, 10, adapters.ResourceLimits{}),
+	}
+}
+
+// decode reads a tool's arguments strictly: an unknown field is an error
+// naming it.
+func decode(args json.RawMessage, v any) error {
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return protocol.Invalid("arguments: %v", err)
+	}
+	return nil
+}
+
+// needsSolver lists the tools that run ccx.
+var needsSolver = map[string]bool{ToolRunFEA: true, ToolRunThermal: true}
+
+// Call runs a tool. Bad input is INVALID_PARAMS and runs nothing; a deck
+// CalculiX rejects is a refusal with its error lines; a missing ccx is
+// TOOL_UNAVAILABLE.
+func (a *Adapter) Call(ctx context.Context, toolID string, args json.RawMessage) (*adapters.Result, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	a.calls.Called()
+	if needsSolver[toolID] {
+		if _, err := solver.Locate(a.binary(), installHint); err != nil {
+			return nil, adapters.WithToolID(err, toolID)
+		}
+	}
+	out, files, err := a.dispatch(ctx, toolID, args)
+	if err != nil {
+		return nil, adapters.WithToolID(err, toolID)
+	}
+	data, err := json.Marshal(out)
+	if err != nil {
+		return nil, adapters.WithToolID(protocol.Refusal("could not encode the result: %v", err), toolID)
+	}
+	return &adapters.Result{Data: data, OutputFiles: files}, nil
+}
+
+func (a *Adapter) dispatch(ctx context.Context, toolID string, args json.RawMessage) (any, []string, error) {
+	switch toolID {
+	case ToolRunFEA:
+		var req FEARequest
+		if err := decode(args, &req); err != nil {
+			return nil, nil, err
+		}
+		return a.runFEA(ctx, req)
+	case ToolRunThermal:
+		var req ThermalRequest
+		if err := decode(args, &req); err != nil {
+			return nil, nil, err
+		}
+		return a.runThermal(ctx, req)
+	case ToolValidateMesh:
+		var req ValidateRequest
+		if err := decode(args, &req); err != nil {
+			return nil, nil, err
+		}
+		out, err := a.validateMesh(req)
+		return out, nil, err
+	case ToolExtractResults:
+		var req ExtractRequest
+		if err := decode(args, &req); err != nil {
+			return nil, nil, err
+		}
+		out, err := a.extractResults(req)
+		return out, nil, err
+	case ToolCrossCheckBeam:
+		var req BeamRequest
+		if err := decode(args, &req); err != nil {
+			return nil, nil, err
+		}
+		out, err := crossCheckBeam(req)
+		return out, nil, err
+	case ToolCrossCheckFreq:
+		var req FrequencyRequest
+		if err := decode(args, &req); err != nil {
+			return nil, nil, err
+		}
+		out, err := crossCheckFrequency(req)
+		return out, nil, err
+	case ToolCrossCheckThermal:
+		var req ThermalCheckRequest
+		if err := decode(args, &req); err != nil {
+			return nil, nil, err
+		}
+		out, err := crossCheckThermal(req)
+		return out, nil, err
+	case ToolCheckConvergence:
+		var req ConvergenceRequest
+		if err := decode(args, &req); err != nil {
+			return nil, nil, err
+		}
+		out, err := checkConvergence(req)
+		return out, nil, err
+	case ToolComputeJointLoads:
+		var req JointLoadsRequest
+		if err := decode(args, &req); err != nil {
+			return nil, nil, err
+		}
+		out, err := computeJointLoads(req)
+		return out, nil, err
+	}
+	return nil, nil, protocol.Invalid("adapter calculix has no tool %q", toolID)
+}
+
+var ccxVersion = regexp.MustCompile(`Version [0-9][0-9.]*`)
+
+// Health runs `ccx -v`: healthy with CalculiX's version, or TOOL_UNAVAILABLE
+// naming what is missing and how to install it.
+func (a *Adapter) Health(ctx context.Context) (adapters.HealthStatus, error) {
+	hctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	out, err := solver.Run(hctx, solver.Command{Binary: a.binary(), Args: []string{"-v"}, Install: installHint})
+	if err != nil {
+		return adapters.HealthStatus{}, err
+	}
+	v := ccxVersion.FindString(out.Stdout + out.Stderr)
+	if v == "" {
+		return adapters.HealthStatus{}, protocol.Unavailable("`%s -v` did not report a CalculiX version (exit %d); %s", a.binary(), out.ExitCode, installHint)
+	}
+	return a.calls.Healthy(AdapterID, fmt.Sprintf("%s (CalculiX %s)", version, v), len(a.Manifests())), nil
+}

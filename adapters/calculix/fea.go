@@ -1,0 +1,301 @@
+package calculix
+
+import (
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/metaforge/metaforge/adapters/materials"
+	"github.com/metaforge/metaforge/adapters/solver"
+	"github.com/metaforge/metaforge/protocol"
+)
+
+// FEARequest is calculix.run_fea's arguments.
+type FEARequest struct {
+	MeshFile           string            `json:"mesh_file"`
+	AnalysisType       string            `json:"analysis_type"`
+	Material           string            `json:"material"`
+	MaterialProperties *MaterialOverride `json:"material_properties"`
+	FixedNodeSet       string            `json:"fixed_node_set"`
+	LoadNodeSet        string            `json:"load_node_set"`
+	LoadForceN         *float64          `json:"load_force_n"`
+	LoadDirection      []float64         `json:"load_direction"`
+	NumModes           int               `json:"num_modes"`
+}
+
+// FEAResult is calculix.run_fea's result.
+type FEAResult struct {
+	AnalysisType      string             `json:"analysis_type"`
+	MeshFile          string             `json:"mesh_file"`
+	MeshElements      int                `json:"mesh_elements"`
+	MeshNodes         int                `json:"mesh_nodes"`
+	ElementType       string             `json:"element_type"`
+	Material          materials.Material `json:"material"`
+	FixedNodeSet      string             `json:"fixed_node_set"`
+	LoadNodeSet       string             `json:"load_node_set,omitempty"`
+	LoadForceN        *float64           `json:"load_force_n,omitempty"`
+	LoadDirection     []float64          `json:"load_direction,omitempty"`
+	LoadDistribution  string             `json:"load_distribution,omitempty"`
+	MaxVonMises       map[string]float64 `json:"max_von_mises,omitempty"`
+	MaxVonMisesMPa    *float64           `json:"max_von_mises_mpa,omitempty"`
+	MaxVonMisesNode   int                `json:"max_von_mises_node,omitempty"`
+	SafetyFactor      *float64           `json:"safety_factor,omitempty"`
+	MaxDisplacementMM *float64           `json:"max_displacement_mm,omitempty"`
+	MaxDisplacementAt []float64          `json:"max_displacement_at_mm,omitempty"`
+	MaxDisplacement   []float64          `json:"max_displacement_vector_mm,omitempty"`
+	// MaxDeflectionMM is the largest displacement along load_direction:
+	// the tip deflection a hand calculation predicts.
+	MaxDeflectionMM *float64          `json:"max_deflection_along_load_mm,omitempty"`
+	FrequenciesHz   []float64         `json:"frequencies_hz,omitempty"`
+	SolverTime      float64           `json:"solver_time"`
+	Warnings        []string          `json:"warnings"`
+	Files           map[string]string `json:"files"`
+}
+
+var ccxError = regexp.MustCompile(`\*ERROR.*`)
+
+// runCCX writes the deck into dir and runs ccx on it. A deck CalculiX
+// refuses is a refusal carrying its own error lines.
+func (a *Adapter) runCCX(ctx context.Context, dir, job, text string) (solver.Output, error) {
+	if err := os.WriteFile(filepath.Join(dir, job+".inp"), []byte(text), 0o644); err != nil {
+		return solver.Output{}, protocol.Transient("cannot write the deck: %v", err)
+	}
+	env := append(os.Environ(), "OMP_NUM_THREADS=1", "CCX_NPROC_EQUATION_SOLVER=1")
+	out, err := solver.Run(ctx, solver.Command{
+		Binary: a.binary(), Args: []string{"-i", job}, Dir: dir, Env: env,
+		Install:     "install it with `apt-get install calculix-ccx`",
+		TimeoutHint: "use a coarser mesh (a larger mesh_size_mm) or give the call a longer timeout",
+	})
+	if err != nil {
+		return out, err
+	}
+	_ = os.WriteFile(filepath.Join(dir, job+".log"), []byte(out.Stdout+out.Stderr), 0o644)
+	if errs := ccxError.FindAllString(out.Stdout+out.Stderr, 8); len(errs) > 0 || out.ExitCode != 0 {
+		lines := errs
+		if len(lines) == 0 {
+			lines = tail(out.Stdout+out.Stderr, 8)
+		}
+		return out, protocol.Refusal("CalculiX rejected the deck %s: %s", filepath.Join(dir, job+".inp"), strings.Join(detail(out.Stdout+out.Stderr, lines), " | "))
+	}
+	if _, err := os.Stat(filepath.Join(dir, job+".frd")); err != nil {
+		return out, protocol.Refusal("CalculiX wrote no results (%s.frd); its output ends: %s", job, strings.Join(tail(out.Stdout, 6), " | "))
+	}
+	return out, nil
+}
+
+// detail adds the line after each *ERROR line, where CalculiX says which
+// card it could not read.
+func detail(all string, errs []string) []string {
+	lines := strings.Split(all, "\n")
+	var out []string
+	for i, l := range lines {
+		if strings.Contains(l, "*ERROR") {
+			msg := strings.TrimSpace(l)
+			if i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != "" {
+				msg += " " + strings.TrimSpace(lines[i+1])
+			}
+			out = append(out, msg)
+			if len(out) == 6 {
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return errs
+	}
+	return out
+}
+
+func tail(s string, n int) []string {
+	var out []string
+	for _, l := range strings.Split(strings.TrimSpace(s), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out = append(out, l)
+		}
+	}
+	if len(out) > n {
+		out = out[len(out)-n:]
+	}
+	return out
+}
+
+func (a *Adapter) runFEA(ctx context.Context, req FEARequest) (*FEAResult, []string, error) {
+	if req.AnalysisType == "" {
+		req.AnalysisType = "static_stress"
+	}
+	static := req.AnalysisType == "static_stress"
+	if !static && req.AnalysisType != "modal" {
+		return nil, nil, protocol.Invalid("analysis_type %q is not supported; use static_stress or modal (thermal: calculix.run_thermal)", req.AnalysisType)
+	}
+	need := []string{"youngs_modulus_gpa", "poisson_ratio"}
+	if !static {
+		need = append(need, "density_kg_m3")
+	}
+	mat, err := resolveMaterial(req.Material, req.MaterialProperties, need...)
+	if err != nil {
+		return nil, nil, err
+	}
+	var dir3 [3]float64
+	if static {
+		if req.LoadForceN == nil {
+			return nil, nil, protocol.Invalid("load_force_n is required for static_stress: the load's magnitude in N")
+		}
+		if *req.LoadForceN <= 0 {
+			return nil, nil, protocol.Invalid("load_force_n %g must be positive: give the magnitude here and the direction in load_direction (default [0, 0, -1])", *req.LoadForceN)
+		}
+		if strings.TrimSpace(req.LoadNodeSet) == "" {
+			return nil, nil, protocol.Invalid("load_node_set is required for static_stress: the surface set the load is spread over")
+		}
+		if req.LoadDirection == nil {
+			req.LoadDirection = []float64{0, 0, -1}
+		}
+		if dir3, err = unit(req.LoadDirection, "load_direction"); err != nil {
+			return nil, nil, err
+		}
+	}
+	if req.NumModes == 0 {
+		req.NumModes = 6
+	}
+	meshPath, err := a.ws.Resolve("mesh_file", req.MeshFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	md, err := loadModel(meshPath)
+	if err != nil {
+		return nil, nil, err
+	}
+	fixed, err := md.faceSet("fixed_node_set", req.FixedNodeSet)
+	if err != nil {
+		return nil, nil, err
+	}
+	var warnings []string
+	if w := md.spanWarning("fixed_node_set", req.FixedNodeSet, fixed); w != "" {
+		warnings = append(warnings, w)
+	}
+	res := &FEAResult{
+		AnalysisType: req.AnalysisType, MeshFile: meshPath, MeshElements: len(md.mesh.Elements), MeshNodes: len(md.mesh.Nodes),
+		ElementType: md.mesh.ElementType, Material: mat, FixedNodeSet: req.FixedNodeSet,
+	}
+	var d deck
+	d.header("calculix.run_fea "+req.AnalysisType, "mesh.inp", md.mesh, mat, true, false)
+	d.line("*STEP")
+	if static {
+		loadIDs, err := md.faceSet("load_node_set", req.LoadNodeSet)
+		if err != nil {
+			return nil, nil, err
+		}
+		if w := md.spanWarning("load_node_set", req.LoadNodeSet, loadIDs); w != "" {
+			warnings = append(warnings, w)
+		}
+		f := *req.LoadForceN
+		loads, consistent, err := spread(md.mesh, md.table, req.LoadNodeSet, [3]float64{f * dir3[0], f * dir3[1], f * dir3[2]})
+		if err != nil {
+			return nil, nil, protocol.Invalid("load_node_set %q: %v", req.LoadNodeSet, err)
+		}
+		res.LoadNodeSet, res.LoadForceN, res.LoadDirection = req.LoadNodeSet, req.LoadForceN, dir3[:]
+		res.LoadDistribution = "consistent nodal forces of a uniform traction over the face's surface triangles"
+		if !consistent {
+			res.LoadDistribution = "split equally over the set's nodes"
+			warnings = append(warnings, "the mesh has no face table beside it, so the load is split equally over the set's nodes; that is exact for linear elements only (mesh with gmsh.generate_mesh to get one)")
+		}
+		d.line("*STATIC")
+		d.line("*BOUNDARY")
+		d.line("%s, 1, 3, 0.", req.FixedNodeSet)
+		d.cload(loads)
+		d.line("*NODE FILE")
+		d.line("U")
+		d.line("*EL FILE")
+		d.line("S")
+	} else {
+		d.line("*FREQUENCY")
+		d.line("%d", req.NumModes)
+		d.line("*BOUNDARY")
+		d.line("%s, 1, 3, 0.", req.FixedNodeSet)
+		d.line("*NODE FILE")
+		d.line("U")
+	}
+	d.line("*END STEP")
+
+	dir, err := a.ws.ForCall(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, err := linkMesh(dir, meshPath); err != nil {
+		return nil, nil, err
+	}
+	job := "fea"
+	out, err := a.runCCX(ctx, dir, job, d.String())
+	if err != nil {
+		return nil, nil, err
+	}
+	res.SolverTime = out.Duration.Seconds()
+	res.Files = map[string]string{
+		"deck": filepath.Join(dir, job+".inp"), "frd": filepath.Join(dir, job+".frd"), "dat": filepath.Join(dir, job+".dat"),
+	}
+	_, blocks, err := ReadFRD(res.Files["frd"])
+	if err != nil {
+		return nil, nil, protocol.Refusal("cannot read CalculiX's results: %v", err)
+	}
+	if static {
+		if err := res.fillStatic(md, blocks, dir3); err != nil {
+			return nil, nil, err
+		}
+	} else {
+		if res.FrequenciesHz, err = ReadFrequencies(res.Files["dat"]); err != nil {
+			return nil, nil, protocol.Refusal("cannot read the natural frequencies: %v", err)
+		}
+	}
+	res.Warnings = append(warnings, res.Warnings...)
+	if res.Warnings == nil {
+		res.Warnings = []string{}
+	}
+	return res, []string{res.Files["deck"], res.Files["frd"], res.Files["dat"]}, nil
+}
+
+// fillStatic reads peak displacement and von Mises stress (overall and per
+// element set) from the static step's blocks.
+func (res *FEAResult) fillStatic(md *model, blocks []*Block, loadDir [3]float64) error {
+	disp, stress := Find(blocks, "DISP"), Find(blocks, "STRESS")
+	if disp == nil || stress == nil {
+		return protocol.Refusal("CalculiX's results lack displacements or stresses")
+	}
+	dmax, dnode, dvec := disp.Magnitude()
+	res.MaxDisplacementMM = &dmax
+	res.MaxDisplacement = dvec[:]
+	p := md.mesh.Nodes[dnode]
+	res.MaxDisplacementAt = p[:]
+	along := math.Inf(-1)
+	for _, u := range disp.Values {
+		if len(u) >= 3 {
+			along = math.Max(along, u[0]*loadDir[0]+u[1]*loadDir[1]+u[2]*loadDir[2])
+		}
+	}
+	res.MaxDeflectionMM = &along
+	vm := stress.VonMises()
+	peak := maxOf(vm)
+	res.MaxVonMisesMPa, res.MaxVonMisesNode = &peak.Value, peak.Node
+	res.MaxVonMises = map[string]float64{}
+	for i, el := range md.mesh.Elements {
+		s := md.mesh.ElementSetOf[i]
+		if s < 0 {
+			continue
+		}
+		name := md.mesh.ElementSets[s]
+		for _, n := range el {
+			if v, ok := vm[n]; ok && v > res.MaxVonMises[name] {
+				res.MaxVonMises[name] = v
+			}
+		}
+	}
+	if res.Material.YieldStrengthMPa > 0 && peak.Value > 0 {
+		sf := res.Material.YieldStrengthMPa / peak.Value
+		res.SafetyFactor = &sf
+	}
+	if flag := concentration(vm); flag != "" {
+		res.Warnings = append(res.Warnings, flag)
+	}
+	return nil
+}
