@@ -1,5 +1,7 @@
 package adapters
 
+import "sort"
+
 // Annotations are the MCP tool hints a client is shown and the approval hold
 // reads (spec 003 "Tool annotations"). They are declared here, per tool, by a
 // person; never derived from a tool's name.
@@ -114,4 +116,14 @@ func AnnotationsFor(toolID string) (Annotations, bool) {
 		return Unclassified, false
 	}
 	return a, true
+}
+
+// ClassifiedTools lists every tool the table classifies, sorted.
+func ClassifiedTools() []string {
+	ids := make([]string, 0, len(annotationTable))
+	for id := range annotationTable {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	return ids
 }

@@ -2,20 +2,26 @@ package main
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/calculix"
 	"github.com/metaforge/metaforge/adapters/call"
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/power"
 	"github.com/metaforge/metaforge/adapters/spice"
+	"github.com/metaforge/metaforge/adapters/workspace"
 	"github.com/metaforge/metaforge/worker"
 )
 
 // catalog is the registry of every adapter this binary serves, and the
-// health checker over it.
-func catalog(t *worker.Temporal, tw *digitaltwin.Backend) (*adapters.Registry, *health.Checker, error) {
+// health checker over it. Solver adapters write into per-call folders under
+// dataDir and read only from there and METAFORGE_ALLOWED_ROOTS.
+func catalog(t *worker.Temporal, tw *digitaltwin.Backend, dataDir string) (*adapters.Registry, *health.Checker, error) {
+	ws := workspace.New(dataDir, filepath.SplitList(os.Getenv("METAFORGE_ALLOWED_ROOTS"))...)
 	reg := adapters.NewRegistry()
 	checker := &health.Checker{
 		Service:  "metaforge-mcp",
@@ -32,6 +38,7 @@ func catalog(t *worker.Temporal, tw *digitaltwin.Backend) (*adapters.Registry, *
 	all := []adapters.Adapter{
 		power.New(),
 		spice.New(),
+		calculix.New(ws),
 		call.New(worker.CallLookup{Client: t.Client}),
 		&health.Adapter{Checker: checker},
 	}

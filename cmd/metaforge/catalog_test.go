@@ -4,6 +4,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 
 	"github.com/metaforge/metaforge/adapters"
@@ -17,16 +18,25 @@ func TestEveryServedToolIsClassified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, _, err := catalog(&worker.Temporal{}, tw)
+	reg, _, err := catalog(&worker.Temporal{}, tw, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if reg.ToolCount() < 25 {
 		t.Fatalf("the catalogue has %d tools; the twin's are missing", reg.ToolCount())
 	}
+	served := map[string]bool{}
 	for _, m := range reg.Manifests() {
+		served[m.ToolID] = true
 		if _, ok := adapters.AnnotationsFor(m.ToolID); !ok {
 			t.Errorf("%s is not classified in adapters/annotations.go", m.ToolID)
+		}
+	}
+	// And the table names no tool the binary does not serve (a renamed
+	// tool would otherwise fall back to the unclassified default).
+	for _, id := range adapters.ClassifiedTools() {
+		if !served[id] && !strings.HasPrefix(id, "fixture.") {
+			t.Errorf("adapters/annotations.go classifies %s, which this binary does not serve", id)
 		}
 	}
 }
