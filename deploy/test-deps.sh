@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what MetaForge's tests need beyond Go, when it is missing:
-# ngspice (Debian), Chromium (Debian; the e2e test of the Approvals page drives it
+# ngspice, CalculiX (ccx) and gmsh (Debian), CadQuery 2.8 (PyPI, for python3), Chromium (Debian; the e2e test of the Approvals page drives it
 # headless with playwright-core), Node.js and npm (the TypeScript MCP SDK drives
 # the server as an independent client), and the e2e packages from npm at the
 # versions e2e/package-lock pins. Safe to run again: it installs nothing that is
@@ -24,6 +24,16 @@ command -v node >/dev/null 2>&1 || apt_install nodejs
 command -v npm >/dev/null 2>&1 || apt_install npm
 # The solvers the adapters drive.
 command -v ngspice >/dev/null 2>&1 || apt_install ngspice
+command -v ccx >/dev/null 2>&1 || apt_install calculix-ccx
+command -v gmsh >/dev/null 2>&1 || apt_install gmsh
+# CadQuery for the cadquery adapter's Python side (METAFORGE_CADQUERY_PYTHON,
+# default python3). Pinned: the adapter is written against 2.8.
+python=${METAFORGE_CADQUERY_PYTHON:-python3}
+command -v "$python" >/dev/null 2>&1 || apt_install python3 python3-pip
+if ! "$python" -c 'import cadquery' >/dev/null 2>&1; then
+	"$python" -m pip install --quiet --disable-pip-version-check cadquery==2.8.0 ||
+		"$python" -m pip install --quiet --disable-pip-version-check --break-system-packages cadquery==2.8.0
+fi
 # The browser the Approvals page's e2e test drives (e2e/approvals_page.mjs).
 # Debian's, since playwright-core downloads no browser of its own.
 command -v chromium >/dev/null 2>&1 || apt_install chromium

@@ -232,8 +232,9 @@ func (a *Adapter) runFEA(ctx context.Context, req FEARequest) (*FEAResult, []str
 		return nil, nil, err
 	}
 	res.SolverTime = out.Duration.Seconds()
-	res.Files = map[string]string{
-		"deck": filepath.Join(dir, job+".inp"), "frd": filepath.Join(dir, job+".frd"), "dat": filepath.Join(dir, job+".dat"),
+	res.Files = map[string]string{"deck": filepath.Join(dir, job+".inp"), "frd": filepath.Join(dir, job+".frd")}
+	if !static {
+		res.Files["dat"] = filepath.Join(dir, job+".dat") // the eigenvalue table
 	}
 	_, blocks, err := ReadFRD(res.Files["frd"])
 	if err != nil {
@@ -252,7 +253,11 @@ func (a *Adapter) runFEA(ctx context.Context, req FEARequest) (*FEAResult, []str
 	if res.Warnings == nil {
 		res.Warnings = []string{}
 	}
-	return res, []string{res.Files["deck"], res.Files["frd"], res.Files["dat"]}, nil
+	files := []string{res.Files["deck"], res.Files["frd"]}
+	if !static {
+		files = append(files, res.Files["dat"])
+	}
+	return res, files, nil
 }
 
 // fillStatic reads peak displacement and von Mises stress (overall and per
