@@ -40,8 +40,9 @@ type Adapter struct {
 	// Binary is the CalculiX executable; default "ccx" on PATH.
 	Binary string
 
-	ws    *workspace.Workspace
-	calls *adapters.Invocations
+	ws     *workspace.Workspace
+	calls  *adapters.Invocations
+	models modelCache
 }
 
 var _ adapters.Adapter = (*Adapter)(nil)

@@ -163,7 +163,7 @@ func (a *Adapter) runFEA(ctx context.Context, req FEARequest) (*FEAResult, []str
 	if err != nil {
 		return nil, nil, err
 	}
-	md, err := loadModel(meshPath)
+	md, err := a.models.load(meshPath)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -65,7 +65,7 @@ func (a *Adapter) runThermal(ctx context.Context, req ThermalRequest) (*ThermalR
 	if err != nil {
 		return nil, nil, err
 	}
-	md, err := loadModel(meshPath)
+	md, err := a.models.load(meshPath)
 	if err != nil {
 		return nil, nil, err
 	}
