@@ -22,6 +22,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -32,9 +33,11 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/calculix"
 	"github.com/metaforge/metaforge/adapters/call"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/power"
+	"github.com/metaforge/metaforge/adapters/workspace"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/worker"
 )
@@ -165,8 +168,18 @@ func startEnv() (*env, error) {
 	return e, nil
 }
 
-// catalog registers power, call and health as cmd/metaforge's catalog does.
+// benchWorkspace is where the solver adapters of the bench write; removed
+// when the process ends.
+var benchWorkspace *workspace.Workspace
+
+// catalog registers power, call, health and calculix as cmd/metaforge's
+// catalog does.
 func catalog(t *worker.Temporal) (*adapters.Registry, *health.Checker, error) {
+	dir, err := os.MkdirTemp("", "metaforge-bench-ws-")
+	if err != nil {
+		return nil, nil, err
+	}
+	benchWorkspace = workspace.New(dir, gmshFixtures())
 	reg := adapters.NewRegistry()
 	checker := &health.Checker{
 		Service:    "metaforge-mcp",
@@ -180,6 +193,7 @@ func catalog(t *worker.Temporal) (*adapters.Registry, *health.Checker, error) {
 		power.New(),
 		call.New(worker.CallLookup{Client: t.Client}),
 		&health.Adapter{Checker: checker},
+		calculix.New(benchWorkspace),
 	} {
 		if err := reg.Register(a); err != nil {
 			return nil, nil, err
@@ -203,6 +217,9 @@ func (e *env) close() {
 	}
 	if e.dataDir != "" {
 		_ = os.RemoveAll(e.dataDir)
+	}
+	if benchWorkspace != nil {
+		_ = os.RemoveAll(filepath.Dir(benchWorkspace.Root))
 	}
 }
 

@@ -51,7 +51,7 @@ func (a *Adapter) validateMesh(req ValidateRequest) (*ValidateResult, error) {
 	used := map[int]bool{}
 	want := nodesPerElement[m.ElementType]
 	wrongCount := 0
-	var tets [][4][3]float64
+	var tets [][4][3]float64 // the corners of every well-formed element
 	for _, el := range m.Elements {
 		if len(el) != want {
 			wrongCount++
@@ -82,7 +82,7 @@ func (a *Adapter) validateMesh(req ValidateRequest) (*ValidateResult, error) {
 		}
 	}
 	if len(tets) > 0 {
-		q := meshfile.MeasureQuality(tets)
+		q := meshfile.MeasureQuality(len(tets), func(i int) [4][3]float64 { return tets[i] })
 		out.Quality = &q
 	}
 	if wrongCount > 0 {

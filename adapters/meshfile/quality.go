@@ -1,147 +1,106 @@
 package meshfile
 
-import (
-	"math"
-)
+import "math"
 
-// Quality is element quality measured from the tetrahedra themselves
-// (their corner nodes), as spec 003 asks of a mesh: a mesher's own word
-// that it succeeded says nothing of how well the elements are shaped.
+// maxMeasured is the most elements quality is measured on; a larger mesh
+// is measured on an even sample of this many.
+const maxMeasured = 200_000
+
+// degenerateVolume is the signed volume, relative to the cube of the
+// longest edge, at or below which a tetrahedron counts as degenerate. A
+// regular tetrahedron has 1/(6√2) ≈ 0.118; an inverted one is negative.
+const degenerateVolume = 1e-6
+
+// Quality is quality_metrics (spec 003): the shape of the tetrahedra, measured from
+// their corner nodes. Degenerate elements are counted and score 0 in
+// AvgQuality; MinAngle and MaxAspectRatio are over the others.
 type Quality struct {
-	// MinAngle is the smallest dihedral angle of any element, degrees
-	// (70.53 for a regular tetrahedron).
+	// MinAngle is the smallest dihedral angle, degrees (regular: 70.53).
 	MinAngle float64 `json:"min_angle"`
 	// MaxAspectRatio is the largest longest-over-shortest edge ratio.
 	MaxAspectRatio float64 `json:"max_aspect_ratio"`
-	// AvgQuality is the mean radius ratio 3 r_in / R_circ (1 regular, 0
-	// flat).
-	AvgQuality float64 `json:"avg_quality"`
-	// DegenerateElements counts elements whose radius ratio is below
-	// DegenerateRadiusRatio (flat or inverted slivers).
-	DegenerateElements int  `json:"degenerate_elements"`
-	ElementsMeasured   int  `json:"elements_measured"`
-	Sampled            bool `json:"sampled"`
+	// AvgQuality is the mean radius ratio 3·r_in/R_circ (regular: 1).
+	AvgQuality         float64 `json:"avg_quality"`
+	DegenerateElements int     `json:"degenerate_elements"`
+	ElementsMeasured   int     `json:"elements_measured"`
+	Sampled            bool    `json:"sampled"`
 }
 
-// Limits of the measurement.
-const (
-	// DegenerateRadiusRatio is the radius ratio below which an element
-	// counts as degenerate.
-	DegenerateRadiusRatio = 1e-3
-	// MaxMeasured is how many elements are measured at most; above it an
-	// even sample is taken.
-	MaxMeasured = 200000
-)
+// tetShape is the quality of one tetrahedron.
+type tetShape struct {
+	minDihedral float64 // degrees
+	aspect      float64
+	radiusRatio float64
+	degenerate  bool
+}
 
-// MeasureQuality measures the tetrahedra (corner coordinates), an even
-// sample of them above MaxMeasured.
-func MeasureQuality(tets [][4][3]float64) Quality {
-	q := Quality{MinAngle: math.Inf(1)}
-	step := 1
-	if len(tets) > MaxMeasured {
-		step = (len(tets) + MaxMeasured - 1) / MaxMeasured
-		q.Sampled = true
+// tetEdges are the corner pairs of a tetrahedron's six edges, each with
+// the two corners off the edge.
+var tetEdges = [6][4]int{{0, 1, 2, 3}, {0, 2, 1, 3}, {0, 3, 1, 2}, {1, 2, 0, 3}, {1, 3, 0, 2}, {2, 3, 0, 1}}
+
+// measureTet measures one tetrahedron from its corners.
+func measureTet(p [4]vec) tetShape {
+	var length [6]float64
+	lmin, lmax := math.Inf(1), 0.0
+	for e, ed := range tetEdges {
+		length[e] = norm(sub(p[ed[1]], p[ed[0]]))
+		lmin, lmax = math.Min(lmin, length[e]), math.Max(lmax, length[e])
 	}
-	sum := 0.0
-	for i := 0; i < len(tets); i += step {
-		t := tets[i]
-		rr := RadiusRatio(t)
-		q.ElementsMeasured++
-		sum += rr
-		if rr < DegenerateRadiusRatio {
+	volume := dot(cross(sub(p[1], p[0]), sub(p[2], p[0])), sub(p[3], p[0])) / 6
+	if lmin <= 0 || volume <= degenerateVolume*lmax*lmax*lmax {
+		return tetShape{degenerate: true}
+	}
+	s := tetShape{minDihedral: 180, aspect: lmax / lmin}
+	for _, ed := range tetEdges {
+		// The dihedral angle at an edge is the angle between the two
+		// off-edge corners projected onto the plane normal to the edge.
+		e := unit(sub(p[ed[1]], p[ed[0]]))
+		u, w := sub(p[ed[2]], p[ed[0]]), sub(p[ed[3]], p[ed[0]])
+		u, w = sub(u, scale(e, dot(u, e))), sub(w, scale(e, dot(w, e)))
+		angle := math.Atan2(norm(cross(u, w)), dot(u, w)) * 180 / math.Pi
+		s.minDihedral = math.Min(s.minDihedral, angle)
+	}
+	faceArea := 0.0
+	for k := range 4 {
+		a, b, c := p[(k+1)%4], p[(k+2)%4], p[(k+3)%4]
+		faceArea += norm(cross(sub(b, a), sub(c, a))) / 2
+	}
+	inradius := 3 * volume / faceArea
+	// Circumradius from the products of opposite edges' lengths:
+	// R = √((aA+bB+cC)(aA+bB−cC)(aA−bB+cC)(−aA+bB+cC)) / 24V.
+	x, y, z := length[0]*length[5], length[1]*length[4], length[2]*length[3]
+	circumradius := math.Sqrt(math.Max(0, (x+y+z)*(x+y-z)*(x-y+z)*(-x+y+z))) / (24 * volume)
+	if circumradius > 0 {
+		s.radiusRatio = math.Min(1, 3*inradius/circumradius)
+	}
+	return s
+}
+
+// MeasureQuality measures n tetrahedra, corners(i) giving element i's corner
+// coordinates: all of them up to maxMeasured, else an even sample of
+// maxMeasured.
+func MeasureQuality(n int, corners func(i int) [4]vec) Quality {
+	measured := min(n, maxMeasured)
+	q := Quality{ElementsMeasured: measured, Sampled: measured < n}
+	if measured == 0 {
+		return q
+	}
+	q.MinAngle = 180
+	sum, good := 0.0, 0
+	for k := range measured {
+		s := measureTet(corners(int(int64(k) * int64(n) / int64(measured))))
+		if s.degenerate {
 			q.DegenerateElements++
+			continue
 		}
-		q.MinAngle = math.Min(q.MinAngle, MinDihedralDeg(t))
-		if ar := EdgeAspectRatio(t); !math.IsInf(ar, 1) { // coincident corners: counted as degenerate
-			q.MaxAspectRatio = math.Max(q.MaxAspectRatio, ar)
-		}
+		good++
+		sum += s.radiusRatio
+		q.MinAngle = math.Min(q.MinAngle, s.minDihedral)
+		q.MaxAspectRatio = math.Max(q.MaxAspectRatio, s.aspect)
 	}
-	if q.ElementsMeasured > 0 {
-		q.AvgQuality = sum / float64(q.ElementsMeasured)
-	}
-	if math.IsInf(q.MinAngle, 1) {
+	if good == 0 {
 		q.MinAngle = 0
 	}
+	q.AvgQuality = sum / float64(measured)
 	return q
-}
-
-func sub(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
-func cross(a, b [3]float64) [3]float64 {
-	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
-}
-func dot(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-func length(a [3]float64) float64 { return math.Sqrt(dot(a, a)) }
-
-// faces of a tetrahedron by corner index; faceOpposite[i] is the face
-// without corner i.
-var faceOpposite = [4][3]int{{1, 2, 3}, {0, 2, 3}, {0, 1, 3}, {0, 1, 2}}
-
-// MinDihedralDeg is the smallest of the six dihedral angles, in degrees;
-// 0 for a flat element.
-func MinDihedralDeg(t [4][3]float64) float64 {
-	var n [4][3]float64
-	for i, f := range faceOpposite {
-		n[i] = cross(sub(t[f[1]], t[f[0]]), sub(t[f[2]], t[f[0]]))
-		l := length(n[i])
-		if l == 0 {
-			return 0
-		}
-		// Point every normal outward: away from the opposite corner.
-		if dot(n[i], sub(t[i], t[f[0]])) > 0 {
-			l = -l
-		}
-		n[i] = [3]float64{n[i][0] / l, n[i][1] / l, n[i][2] / l}
-	}
-	best := math.Inf(1)
-	for i := 0; i < 4; i++ {
-		for j := i + 1; j < 4; j++ {
-			c := math.Max(-1, math.Min(1, -dot(n[i], n[j])))
-			best = math.Min(best, math.Acos(c)*180/math.Pi)
-		}
-	}
-	return best
-}
-
-// EdgeAspectRatio is the longest edge over the shortest; +Inf when two
-// corners coincide.
-func EdgeAspectRatio(t [4][3]float64) float64 {
-	lo, hi := math.Inf(1), 0.0
-	for i := 0; i < 4; i++ {
-		for j := i + 1; j < 4; j++ {
-			l := length(sub(t[i], t[j]))
-			lo, hi = math.Min(lo, l), math.Max(hi, l)
-		}
-	}
-	if lo == 0 {
-		return math.Inf(1)
-	}
-	return hi / lo
-}
-
-// RadiusRatio is 3 r_in / R_circ: 1 for a regular tetrahedron, 0 for a
-// flat one.
-func RadiusRatio(t [4][3]float64) float64 {
-	a, b, c := sub(t[1], t[0]), sub(t[2], t[0]), sub(t[3], t[0])
-	vol6 := math.Abs(dot(a, cross(b, c)))
-	if vol6 == 0 {
-		return 0
-	}
-	area := 0.0
-	for _, f := range faceOpposite {
-		area += length(cross(sub(t[f[1]], t[f[0]]), sub(t[f[2]], t[f[0]]))) / 2
-	}
-	rIn := (vol6 / 2) / area // 3V / A
-	// Circumradius: |a^2 (b x c) + b^2 (c x a) + c^2 (a x b)| / (2 * 6V).
-	aa, bb, cc := dot(a, a), dot(b, b), dot(c, c)
-	bc, ca, ab := cross(b, c), cross(c, a), cross(a, b)
-	num := [3]float64{
-		aa*bc[0] + bb*ca[0] + cc*ab[0],
-		aa*bc[1] + bb*ca[1] + cc*ab[1],
-		aa*bc[2] + bb*ca[2] + cc*ab[2],
-	}
-	rCirc := length(num) / (2 * vol6)
-	if rCirc == 0 {
-		return 0
-	}
-	return 3 * rIn / rCirc
 }

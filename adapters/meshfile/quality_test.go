@@ -5,73 +5,82 @@ import (
 	"testing"
 )
 
-// A regular tetrahedron: every dihedral angle is arccos(1/3) = 70.5288
-// degrees, the radius ratio and the edge aspect ratio are 1.
-func TestQualityOfRegularTetrahedron(t *testing.T) {
-	reg := [4][3]float64{{1, 1, 1}, {1, -1, -1}, {-1, 1, -1}, {-1, -1, 1}}
-	if got, want := MinDihedralDeg(reg), math.Acos(1.0/3)*180/math.Pi; math.Abs(got-want) > 1e-9 {
-		t.Errorf("min dihedral %g, want %g", got, want)
+// regular is a regular tetrahedron of edge 2√2 (alternate corners of a
+// cube), positively oriented.
+var regular = [4]vec{{1, 1, 1}, {-1, 1, -1}, {1, -1, -1}, {-1, -1, 1}}
+
+func TestRegularTetrahedron(t *testing.T) {
+	if v := dot(cross(sub(regular[1], regular[0]), sub(regular[2], regular[0])), sub(regular[3], regular[0])); v <= 0 {
+		t.Fatalf("fixture is not positively oriented (6V = %g)", v)
 	}
-	if got := RadiusRatio(reg); math.Abs(got-1) > 1e-12 {
-		t.Errorf("radius ratio %g, want 1", got)
+	s := measureTet(regular)
+	want := math.Acos(1.0/3) * 180 / math.Pi // 70.5288°
+	if s.degenerate || math.Abs(s.minDihedral-want) > 1e-9 || math.Abs(want-70.5288) > 1e-4 {
+		t.Errorf("min dihedral %.10g°, want arccos(1/3) = %.10g°", s.minDihedral, want)
 	}
-	if got := EdgeAspectRatio(reg); math.Abs(got-1) > 1e-12 {
-		t.Errorf("aspect ratio %g, want 1", got)
+	if math.Abs(s.radiusRatio-1) > 1e-12 {
+		t.Errorf("radius ratio %.15g, want 1", s.radiusRatio)
 	}
-	// The corner tetrahedron of a unit cube: dihedral angles 90 and
-	// arccos(1/sqrt 3) = 54.7356; aspect sqrt 2.
-	corner := [4][3]float64{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}}
-	if got, want := MinDihedralDeg(corner), math.Acos(1/math.Sqrt(3))*180/math.Pi; math.Abs(got-want) > 1e-9 {
-		t.Errorf("corner tet min dihedral %g, want %g", got, want)
-	}
-	if got := EdgeAspectRatio(corner); math.Abs(got-math.Sqrt2) > 1e-12 {
-		t.Errorf("corner tet aspect %g, want sqrt 2", got)
+	if math.Abs(s.aspect-1) > 1e-12 {
+		t.Errorf("aspect ratio %.15g, want 1", s.aspect)
 	}
 }
 
-func TestQualityCountsFlatElementsAsDegenerate(t *testing.T) {
-	flat := [4][3]float64{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}}
-	reg := [4][3]float64{{1, 1, 1}, {1, -1, -1}, {-1, 1, -1}, {-1, -1, 1}}
-	q := MeasureQuality([][4][3]float64{reg, flat})
-	if q.DegenerateElements != 1 || q.ElementsMeasured != 2 || q.MinAngle != 0 {
-		t.Errorf("one flat element of two: %+v", q)
+// The corner tetrahedron (0,0,0),(1,0,0),(0,1,0),(0,0,1): three right
+// dihedral angles at the origin and arccos(1/√3) = 54.7356° at the others;
+// edges 1 and √2; r_in = 1/(3+√3), R_circ = √3/2.
+func TestCornerTetrahedron(t *testing.T) {
+	s := measureTet([4]vec{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}})
+	if want := math.Acos(1/math.Sqrt(3)) * 180 / math.Pi; math.Abs(s.minDihedral-want) > 1e-9 {
+		t.Errorf("min dihedral %.10g°, want %.10g°", s.minDihedral, want)
 	}
-	if math.Abs(q.AvgQuality-0.5) > 1e-12 {
-		t.Errorf("mean radius ratio %g, want (1 + 0) / 2", q.AvgQuality)
+	if math.Abs(s.aspect-math.Sqrt2) > 1e-12 {
+		t.Errorf("aspect ratio %.15g, want √2", s.aspect)
 	}
-}
-
-// Above MaxMeasured elements an even sample is measured.
-func TestQualitySamplesLargeMeshes(t *testing.T) {
-	reg := [4][3]float64{{1, 1, 1}, {1, -1, -1}, {-1, 1, -1}, {-1, -1, 1}}
-	tets := make([][4][3]float64, MaxMeasured*2+1)
-	for i := range tets {
-		tets[i] = reg
-	}
-	q := MeasureQuality(tets)
-	if !q.Sampled || q.ElementsMeasured > MaxMeasured || q.ElementsMeasured < MaxMeasured/2 {
-		t.Errorf("sample: %+v", q)
+	if want := 3 * (1 / (3 + math.Sqrt(3))) / (math.Sqrt(3) / 2); math.Abs(s.radiusRatio-want) > 1e-12 {
+		t.Errorf("radius ratio %.15g, want %.15g", s.radiusRatio, want)
 	}
 }
 
-// Consistent weights: a quadratic triangle's corners carry nothing and
-// its mid-sides a third each; a linear one's corners a third each.
-func TestConsistentWeights(t *testing.T) {
-	area := func(a, b, c int) float64 { return 2 }
-	f := Face{Name: "F", Triangles: [][]int{{1, 2, 3, 4, 5, 6}}}
-	w, err := f.ConsistentWeights(area)
-	if err != nil {
-		t.Fatal(err)
+func TestDegenerateTetrahedra(t *testing.T) {
+	for name, p := range map[string][4]vec{
+		"flat":        {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}},
+		"nearly flat": {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 1e-7}},
+		"inverted":    {regular[0], regular[2], regular[1], regular[3]},
+		"collapsed":   {{0, 0, 0}, {0, 0, 0}, {0, 1, 0}, {0, 0, 1}},
+	} {
+		if s := measureTet(p); !s.degenerate {
+			t.Errorf("%s tetrahedron is not degenerate: %+v", name, s)
+		}
 	}
-	if w[1] != 0 || math.Abs(w[4]-1.0/3) > 1e-15 || len(w) != 3 {
-		t.Errorf("quadratic weights %v", w)
+}
+
+func TestMeasureMesh(t *testing.T) {
+	flat := [4]vec{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}}
+	q := MeasureQuality(4, func(i int) [4]vec {
+		if i == 3 {
+			return flat
+		}
+		return regular
+	})
+	if q.ElementsMeasured != 4 || q.Sampled || q.DegenerateElements != 1 {
+		t.Errorf("measured %+v, want 4 elements, 1 degenerate, no sample", q)
 	}
-	f = Face{Name: "F", Triangles: [][]int{{1, 2, 3}, {2, 3, 4}}}
-	w, _ = f.ConsistentWeights(area)
-	if math.Abs(w[2]-1.0/3) > 1e-15 || math.Abs(w[1]-1.0/6) > 1e-15 {
-		t.Errorf("linear weights %v", w)
+	if math.Abs(q.AvgQuality-0.75) > 1e-12 || math.Abs(q.MaxAspectRatio-1) > 1e-12 || math.Abs(q.MinAngle-70.5288) > 1e-4 {
+		t.Errorf("measured %+v, want avg 0.75 (the flat one scores 0), aspect 1, angle 70.5288", q)
 	}
-	if _, err := (Face{Name: "F", Triangles: [][]int{{1, 2}}}).ConsistentWeights(area); err == nil {
-		t.Error("a two-node surface element is refused")
+
+	// Above maxMeasured an even sample is taken: every 5th of 1,000,000.
+	n := 5 * maxMeasured
+	seen := 0
+	q = MeasureQuality(n, func(i int) [4]vec {
+		if i%5 != 0 {
+			t.Fatalf("element %d measured: not an even sample", i)
+		}
+		seen++
+		return regular
+	})
+	if !q.Sampled || q.ElementsMeasured != maxMeasured || seen != maxMeasured {
+		t.Errorf("sample %+v after %d calls, want %d measured and sampled", q, seen, maxMeasured)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/calculix"
 	"github.com/metaforge/metaforge/adapters/call"
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
+	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/power"
 	"github.com/metaforge/metaforge/adapters/spice"
@@ -38,6 +39,7 @@ func catalog(t *worker.Temporal, tw *digitaltwin.Backend, dataDir string) (*adap
 	all := []adapters.Adapter{
 		power.New(),
 		spice.New(),
+		gmsh.New(ws),
 		calculix.New(ws),
 		call.New(worker.CallLookup{Client: t.Client}),
 		&health.Adapter{Checker: checker},
