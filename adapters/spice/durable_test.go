@@ -4,18 +4,35 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"net/http/httptest"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/remote"
 	"github.com/metaforge/metaforge/adapters/spice"
 	"github.com/metaforge/metaforge/mcpserver/mcptest"
 )
 
 // The divider through the whole durable path: an MCP client over HTTP, a
-// ToolCall workflow, the InvokeTool activity on adapter-spice, ngspice.
+// ToolCall workflow, the InvokeTool activity on adapter-spice, ngspice; with
+// the adapter in process and served over HTTP.
 func TestDividerThroughMCP(t *testing.T) {
-	s := mcptest.Start(t, spice.New())
+	t.Run("in-process", func(t *testing.T) { dividerThroughMCP(t, spice.New()) })
+	t.Run("remote", func(t *testing.T) {
+		srv := httptest.NewServer(remote.Handler(spice.New()))
+		t.Cleanup(srv.Close)
+		c, err := remote.Dial(context.Background(), spice.AdapterID, srv.URL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		dividerThroughMCP(t, c)
+	})
+}
+
+func dividerThroughMCP(t *testing.T, a adapters.Adapter) {
+	s := mcptest.Start(t, a)
 	cs := s.ConnectHTTP(t, nil)
 	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "spice.run_simulation", Arguments: map[string]any{
 		"netlist":       "divider\nV1 in 0 DC 5\nR1 in out 1k\nR2 out 0 1k\n.end\n",

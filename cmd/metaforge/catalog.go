@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/power"
+	"github.com/metaforge/metaforge/adapters/remote"
 	"github.com/metaforge/metaforge/adapters/spice"
 	"github.com/metaforge/metaforge/adapters/workspace"
 	"github.com/metaforge/metaforge/worker"
@@ -21,8 +23,12 @@ import (
 // catalog is the registry of every adapter this binary serves, and the
 // health checker over it. Solver adapters write into per-call folders under
 // dataDir and read only from there and METAFORGE_ALLOWED_ROOTS.
-func catalog(t *worker.Temporal, tw *digitaltwin.Backend, dataDir string) (*adapters.Registry, *health.Checker, error) {
+func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, dataDir string) (*adapters.Registry, *health.Checker, error) {
 	ws := workspace.New(dataDir, filepath.SplitList(os.Getenv("METAFORGE_ALLOWED_ROOTS"))...)
+	sp, err := spiceAdapter(ctx, ws)
+	if err != nil {
+		return nil, nil, err
+	}
 	reg := adapters.NewRegistry()
 	checker := &health.Checker{
 		Service:  "metaforge-mcp",
@@ -38,7 +44,7 @@ func catalog(t *worker.Temporal, tw *digitaltwin.Backend, dataDir string) (*adap
 	}
 	all := []adapters.Adapter{
 		power.New(),
-		spice.New(),
+		sp,
 		gmsh.New(ws),
 		calculix.New(ws),
 		call.New(worker.CallLookup{Client: t.Client}),
@@ -58,4 +64,19 @@ func notBuilt(what string) health.Probe {
 	return func(context.Context) health.Component {
 		return health.Component{Mode: "none", Detail: what + " is not part of this build yet; nothing is recorded"}
 	}
+}
+
+// spiceAdapter is spice in process, confined to the workspace's roots, or,
+// when METAFORGE_ADAPTER_SPICE_URL is set, the one `metaforge adapter spice`
+// serves there: ngspice need not be installed where the main server runs.
+func spiceAdapter(ctx context.Context, ws *workspace.Workspace) (adapters.Adapter, error) {
+	url := os.Getenv("METAFORGE_ADAPTER_SPICE_URL")
+	if url == "" {
+		return spice.New(ws.Roots()...), nil
+	}
+	c, err := remote.Dial(ctx, spice.AdapterID, url)
+	if err != nil {
+		return nil, fmt.Errorf("METAFORGE_ADAPTER_SPICE_URL=%s: %w; start `metaforge adapter spice` there, or unset the variable to run spice in process", url, err)
+	}
+	return c, nil
 }

@@ -18,7 +18,7 @@ func TestEveryServedToolIsClassified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, _, err := catalog(&worker.Temporal{}, tw, t.TempDir())
+	reg, _, err := catalog(context.Background(), &worker.Temporal{}, tw, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

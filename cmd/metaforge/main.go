@@ -22,6 +22,8 @@ Usage:
   metaforge mcp     [flags]   MCP over stdio, for Claude Code and other local clients
   metaforge worker  [flags]   workers only, against TEMPORAL_ADDRESS, for the queues in --queues
   metaforge adapter ID        serve one built-in adapter over the stdio adapter protocol
+  metaforge adapter spice [--port 8104] [--addr 127.0.0.1] [--allowed-root DIR]...
+                              serve spice over HTTP (POST /mcp, GET /health) for METAFORGE_ADAPTER_SPICE_URL
   metaforge approvals [flags] list the held calls waiting for a decision (--project, --tool)
   metaforge approve ID        approve a held call (--comment TEXT, --as NAME)
   metaforge reject ID         reject a held call (--comment TEXT, --as NAME)

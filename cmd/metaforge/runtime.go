@@ -39,7 +39,7 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 		return nil, err
 	}
 	rt := &runtime{temporal: t, twin: tw}
-	rt.registry, rt.health, err = catalog(t, tw, rtOpts.dataDir)
+	rt.registry, rt.health, err = catalog(ctx, t, tw, rtOpts.dataDir)
 	if err != nil {
 		rt.stop()
 		return nil, err

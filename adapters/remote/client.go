@@ -1,0 +1,129 @@
+package remote
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"net/url"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/protocol"
+)
+
+// Client is an adapter served by Handler, usually on another machine. Its
+// tools are fixed at Dial; every Call and Health is one HTTP request, so a
+// server that restarts is simply reached again. It is safe for concurrent
+// use.
+type Client struct {
+	id        string
+	endpoint  string // the server's POST /mcp
+	http      *http.Client
+	manifests []adapters.Manifest
+
+	nextID atomic.Int64
+
+	mu      sync.Mutex
+	version string // from the last health/check that succeeded
+}
+
+var _ adapters.Adapter = (*Client)(nil)
+
+// Dial reaches adapter id served at baseURL and asks for its tools, each of
+// which must declare adapter_id id, and for its version. A server that does
+// not answer tool/list is an error; an adapter that answers but reports
+// itself unhealthy is not, since its health check says so, as it would in
+// process. A ctx without a deadline gets defaultTimeout.
+func Dial(ctx context.Context, id, baseURL string) (*Client, error) {
+	if id == "" {
+		return nil, fmt.Errorf("remote.Dial: the adapter id is empty")
+	}
+	u, err := url.Parse(baseURL)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("adapter %q: %q is not an http:// or https:// URL", id, baseURL)
+	}
+	c := &Client{id: id, endpoint: u.JoinPath("mcp").String(), http: &http.Client{}}
+	ctx, cancel := withDefaultTimeout(ctx)
+	defer cancel()
+
+	var list toolListResult
+	if err := c.request(ctx, methodToolList, struct{}{}, "", &list); err != nil {
+		return nil, fmt.Errorf("adapter %q at %s did not answer tool/list: %w", id, baseURL, err)
+	}
+	var wrong []string
+	for _, m := range list.Tools {
+		if m.AdapterID != id {
+			wrong = append(wrong, fmt.Sprintf("%s declares adapter_id %q", m.ToolID, m.AdapterID))
+		}
+	}
+	if len(wrong) > 0 {
+		return nil, fmt.Errorf("adapter %q at %s: its tools must declare adapter_id %q: %v", id, baseURL, id, wrong)
+	}
+	c.manifests = list.Tools
+	_, _ = c.Health(ctx) // for the version; an unhealthy adapter is still reached
+	return c, nil
+}
+
+// ID is the adapter id Dial was given.
+func (c *Client) ID() string { return c.id }
+
+// Version is what the adapter's last successful health check reported,
+// empty until one succeeds.
+func (c *Client) Version() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.version
+}
+
+// Manifests are the adapter's tools as tool/list reported them at Dial.
+func (c *Client) Manifests() []adapters.Manifest { return slices.Clone(c.manifests) }
+
+// Call runs one tool on the server. ctx's deadline travels as
+// timeout_seconds; cancelling ctx abandons the request, which cancels the
+// call on the server. The adapter's errors come back as the *protocol.Error
+// it returned; a server that cannot be reached is a transient error.
+func (c *Client) Call(ctx context.Context, toolID string, args json.RawMessage) (*adapters.Result, error) {
+	if isAbsent(args) {
+		args = json.RawMessage("{}")
+	}
+	params := toolCallParams{ToolID: toolID, Arguments: args}
+	if d, ok := ctx.Deadline(); ok {
+		secs := math.Ceil(time.Until(d).Seconds())
+		params.TimeoutSeconds = int(min(max(secs, adapters.MinTimeoutSeconds), adapters.MaxTimeoutSeconds))
+	}
+	var res toolCallResult
+	if err := c.request(ctx, methodToolCall, params, toolID, &res); err != nil {
+		return nil, err
+	}
+	if res.Status != "" && res.Status != "success" {
+		return nil, protocol.Refusal("adapter %q answered %s with status %q and no error; an adapter reports a failure as a JSON-RPC error",
+			c.id, toolID, res.Status)
+	}
+	out := &adapters.Result{Data: res.Data}
+	if len(res.OutputFiles) > 0 {
+		out.OutputFiles = res.OutputFiles
+	}
+	return out, nil
+}
+
+// Health asks the adapter's health/check. A ctx without a deadline gets
+// defaultTimeout.
+func (c *Client) Health(ctx context.Context) (adapters.HealthStatus, error) {
+	ctx, cancel := withDefaultTimeout(ctx)
+	defer cancel()
+	var st adapters.HealthStatus
+	if err := c.request(ctx, methodHealthCheck, struct{}{}, "", &st); err != nil {
+		return adapters.HealthStatus{}, err
+	}
+	if st.Version != "" {
+		c.mu.Lock()
+		c.version = st.Version
+		c.mu.Unlock()
+	}
+	return st, nil
+}
