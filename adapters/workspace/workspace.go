@@ -30,7 +30,11 @@ type Workspace struct {
 // New returns the workspace under dataDir ("<dataDir>/workspace"), also
 // allowing reads from extra roots (a project's own folder, say).
 func New(dataDir string, extra ...string) *Workspace {
-	return &Workspace{Root: filepath.Join(dataDir, "workspace"), Extra: extra}
+	root := filepath.Join(dataDir, "workspace")
+	if abs, err := filepath.Abs(root); err == nil {
+		root = abs // results name files by absolute path
+	}
+	return &Workspace{Root: root, Extra: extra}
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -71,7 +75,10 @@ func (w *Workspace) Resolve(what, path string) (string, error) {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(w.Root, path)
 	}
-	real, err := filepath.EvalSymlinks(filepath.Clean(path))
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	real, err := filepath.EvalSymlinks(path)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return "", protocol.Invalid("%s %q does not exist; give the path a tool returned (under %s)", what, path, w.Root)

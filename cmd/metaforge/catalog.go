@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/cadquery"
 	"github.com/metaforge/metaforge/adapters/calculix"
 	"github.com/metaforge/metaforge/adapters/call"
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
@@ -45,6 +46,7 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, d
 	all := []adapters.Adapter{
 		power.New(),
 		sp,
+		cadquery.New(ws, cadquery.Options{}),
 		gmsh.New(ws),
 		calculix.New(ws),
 		call.New(worker.CallLookup{Client: t.Client}),

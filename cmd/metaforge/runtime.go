@@ -67,6 +67,14 @@ func (rt *runtime) stop() {
 	}
 	rt.temporal.Close()
 	_ = rt.twin.Store.Close(context.Background())
+	// Adapters that run a process of their own (cadquery's Python) stop it.
+	if rt.registry != nil {
+		for _, a := range rt.registry.Adapters() {
+			if c, ok := a.(interface{ Close() error }); ok {
+				_ = c.Close()
+			}
+		}
+	}
 }
 
 // mcpServer is the MCP server over this runtime, for one transport's caller

@@ -1,0 +1,73 @@
+"""The kernel's tools by tool id. Each takes its arguments as the Go side
+resolved and checked them (absolute input paths, output files named in the
+call's folder) and returns (data, files written)."""
+import os
+import threading
+
+from . import assembly, formats, measure, script_runner, shapes
+from .failures import cadquery_step
+
+# OpenCASCADE is not safe to drive from two threads at once. A script runs
+# in a child process of its own and does not take this lock.
+_GEOMETRY = threading.Lock()
+
+
+def create_parametric(args, call):
+    with _GEOMETRY:
+        with cadquery_step("building the %s" % args["shape_type"]):
+            shape = shapes.build(args["shape_type"], args["parameters"])
+        formats.save_step(shape, args["cad_file"])
+        return dict(cad_file=args["cad_file"], **measure.summary(shape)), [args["cad_file"]]
+
+
+_OPERATIONS = {
+    "union": lambda a, b: a.fuse(b),
+    "subtract": lambda a, b: a.cut(b),
+    "intersect": lambda a, b: a.intersect(b),
+}
+
+
+def boolean_operation(args, call):
+    op, out = args["operation"], args["output_file"]
+    with _GEOMETRY:
+        a, b = formats.load(args["file_a"]), formats.load(args["file_b"])
+        with cadquery_step("computing the %s" % op):
+            result = _OPERATIONS[op](a, b)
+        with cadquery_step("merging the faces of the %s" % op):
+            result = result.clean()
+        formats.save_step(result, out)
+        return {"output_file": out, "operation": op, "result_volume": measure.volume(result),
+                "result_area": measure.area(result), "bounding_box": measure.bounding_box(result),
+                "solid_count": len(result.Solids())}, [out]
+
+
+def get_properties(args, call):
+    with _GEOMETRY:
+        return measure.properties(formats.load(args["file"]), args["file"]), []
+
+
+def export_geometry(args, call):
+    out = args["output_file"]
+    with _GEOMETRY:
+        shape = formats.load(args["file"])
+        formats.export(shape, args["format"], out, args["tolerance"], args["angular_tolerance"])
+    return {"output_file": out, "format": args["format"], "file_size_bytes": os.path.getsize(out)}, [out]
+
+
+def create_assembly(args, call):
+    with _GEOMETRY:
+        return assembly.build(args["parts"], args["output_file"]), [args["output_file"]]
+
+
+def execute_script(args, call):
+    return script_runner.run(args, call)
+
+
+HANDLERS = {
+    "cadquery.create_parametric": create_parametric,
+    "cadquery.boolean_operation": boolean_operation,
+    "cadquery.get_properties": get_properties,
+    "cadquery.export_geometry": export_geometry,
+    "cadquery.execute_script": execute_script,
+    "cadquery.create_assembly": create_assembly,
+}
