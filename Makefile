@@ -41,6 +41,8 @@ workflowcheck:
 	$(GO) run $(WORKFLOWCHECK) ./workflows/...
 
 # Latency and throughput of a tools/call through the durable path, beside the
-# same tool in-process. Figures go to BENCHMARKS.md.
+# same tool in-process; then a real FEA solve through MCP beside ccx alone.
+# Figures go to BENCHMARKS.md.
 bench:
-	$(GO) test ./bench -run '^$$' -bench . -benchtime 500x -count 1 -timeout 20m
+	$(GO) test ./bench -run '^$$' -bench 'ToolCall|HeldCalls' -benchtime 500x -count 1 -timeout 20m
+	$(GO) test ./bench -run '^$$' -bench 'CantileverFEA' -benchtime 10x -count 1 -timeout 20m
