@@ -316,3 +316,15 @@ func TestValidateMesh(t *testing.T) {
 		t.Errorf("broken mesh: %+v", r)
 	}
 }
+
+// A solve past the call's deadline is TOOL_TIMEOUT, with ccx killed.
+func TestDeadlineIsToolTimeout(t *testing.T) {
+	ws, mesh := barMesh(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := New(ws).Call(ctx, ToolRunFEA, json.RawMessage(`{"mesh_file":"`+mesh+`","analysis_type":"modal","material":"steel","fixed_node_set":"Face1","num_modes":40}`))
+	var pe *protocol.Error
+	if !errors.As(err, &pe) || pe.Code != protocol.ToolTimeout || !strings.Contains(pe.Details, "coarser mesh") {
+		t.Fatalf("want TOOL_TIMEOUT saying what to change, got %v", err)
+	}
+}
