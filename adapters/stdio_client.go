@@ -80,8 +80,8 @@ func StartStdio(ctx context.Context, id string, command []string, env []string) 
 	ctx, cancel := context.WithTimeout(ctx, stdioStartTimeout)
 	defer cancel()
 
-	var list toolListResult
-	if err := s.request(ctx, p, methodToolList, struct{}{}, "", &list); err != nil {
+	var list ToolListResult
+	if err := s.request(ctx, p, MethodToolList, struct{}{}, "", &list); err != nil {
 		return fail(err)
 	}
 	var wrong []string
@@ -94,7 +94,7 @@ func StartStdio(ctx context.Context, id string, command []string, env []string) 
 		return fail(fmt.Errorf("its tools must declare adapter_id %q: %v", id, wrong))
 	}
 	var st HealthStatus
-	if err := s.request(ctx, p, methodHealthCheck, struct{}{}, "", &st); err != nil {
+	if err := s.request(ctx, p, MethodHealthCheck, struct{}{}, "", &st); err != nil {
 		return fail(err)
 	}
 	if st.AdapterID != "" && st.AdapterID != id {
@@ -128,13 +128,13 @@ func (s *StdioAdapter) Call(ctx context.Context, toolID string, args json.RawMes
 	if isAbsent(args) {
 		args = json.RawMessage("{}")
 	}
-	params := toolCallParams{ToolID: toolID, Arguments: args}
+	params := ToolCallParams{ToolID: toolID, Arguments: args}
 	if d, ok := ctx.Deadline(); ok {
 		secs := math.Ceil(time.Until(d).Seconds())
 		params.TimeoutSeconds = int(min(max(secs, MinTimeoutSeconds), MaxTimeoutSeconds))
 	}
-	var res toolCallResult
-	if err := s.request(ctx, p, methodToolCall, params, toolID, &res); err != nil {
+	var res ToolCallResult
+	if err := s.request(ctx, p, MethodToolCall, params, toolID, &res); err != nil {
 		return nil, err
 	}
 	if res.Status != "" && res.Status != "success" {
@@ -157,7 +157,7 @@ func (s *StdioAdapter) Health(ctx context.Context) (HealthStatus, error) {
 		return HealthStatus{}, err
 	}
 	var st HealthStatus
-	if err := s.request(ctx, p, methodHealthCheck, struct{}{}, "", &st); err != nil {
+	if err := s.request(ctx, p, MethodHealthCheck, struct{}{}, "", &st); err != nil {
 		return HealthStatus{}, err
 	}
 	return st, nil
@@ -208,7 +208,7 @@ func (s *StdioAdapter) request(ctx context.Context, p *stdioProc, method string,
 	if err != nil {
 		return protocol.Invalid("%s %s: the arguments cannot be encoded as JSON: %v", method, toolID, err)
 	}
-	line, err := json.Marshal(rpcRequest{JSONRPC: "2.0", ID: json.RawMessage(strconv.Quote(id)), Method: method, Params: rawParams})
+	line, err := json.Marshal(RPCRequest{JSONRPC: "2.0", ID: json.RawMessage(strconv.Quote(id)), Method: method, Params: rawParams})
 	if err != nil {
 		return protocol.Invalid("%s %s: the request cannot be encoded as JSON: %v", method, toolID, err)
 	}
@@ -253,7 +253,7 @@ func (s *StdioAdapter) request(ctx context.Context, p *stdioProc, method string,
 		return fmt.Errorf("adapter %q: %s: %w", s.id, what, ctx.Err())
 	}
 
-	var resp rpcResponse
+	var resp RPCResponse
 	select {
 	case resp = <-ch:
 	case <-p.done:
@@ -268,7 +268,7 @@ func (s *StdioAdapter) request(ctx context.Context, p *stdioProc, method string,
 	}
 
 	if resp.Error != nil {
-		return s.wireError(resp.Error, toolID)
+		return resp.Error.ProtocolError(toolID)
 	}
 	if isAbsent(resp.Result) {
 		return protocol.Transient("adapter %q answered %s with neither a result nor an error", s.id, what)
@@ -278,22 +278,6 @@ func (s *StdioAdapter) request(ctx context.Context, p *stdioProc, method string,
 			Details: fmt.Sprintf("adapter %q answered %s with a result that does not decode: %v", s.id, what, err)}
 	}
 	return nil
-}
-
-// wireError turns a JSON-RPC error from the adapter into a *protocol.Error,
-// keeping its code, details and retryability.
-func (s *StdioAdapter) wireError(e *rpcError, toolID string) *protocol.Error {
-	pe := &protocol.Error{Code: protocol.Code(e.Code), ToolID: toolID, Details: e.Message}
-	if e.Data != nil {
-		if e.Data.Details != "" {
-			pe.Details = e.Data.Details
-		}
-		if e.Data.ToolID != "" {
-			pe.ToolID = e.Data.ToolID
-		}
-		pe.Retryable = e.Data.Retryable
-	}
-	return pe
 }
 
 // start runs the command and the goroutine that reads its answers.
@@ -320,7 +304,7 @@ func (s *StdioAdapter) start() (*stdioProc, error) {
 		stdin:   stdin,
 		stdout:  stdout,
 		stderr:  stderr,
-		pending: map[string]chan rpcResponse{},
+		pending: map[string]chan RPCResponse{},
 		done:    make(chan struct{}),
 	}
 	go p.readLoop()
@@ -337,7 +321,7 @@ type stdioProc struct {
 	writeMu sync.Mutex
 
 	mu       sync.Mutex
-	pending  map[string]chan rpcResponse // nil once the process has exited
+	pending  map[string]chan RPCResponse // nil once the process has exited
 	exitDesc string                      // how it ended, set before done closes
 
 	done     chan struct{} // closed once the process has exited and been reaped
@@ -354,13 +338,13 @@ func (p *stdioProc) exited() bool {
 }
 
 // await registers a call waiting for the answer with this id.
-func (p *stdioProc) await(id string) (chan rpcResponse, bool) {
+func (p *stdioProc) await(id string) (chan RPCResponse, bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if p.pending == nil {
 		return nil, false
 	}
-	ch := make(chan rpcResponse, 1)
+	ch := make(chan RPCResponse, 1)
 	p.pending[id] = ch
 	return ch, true
 }
@@ -381,8 +365,8 @@ func (p *stdioProc) writeLine(line []byte) error {
 // notifyCancelled tells the adapter nobody waits for request id any more, so
 // it can stop the work. Best effort: the process may be gone.
 func (p *stdioProc) notifyCancelled(id string, why error) {
-	params, _ := json.Marshal(cancelledParams{RequestID: json.RawMessage(strconv.Quote(id)), Reason: why.Error()})
-	line, _ := json.Marshal(rpcRequest{JSONRPC: "2.0", Method: methodCancelled, Params: params})
+	params, _ := json.Marshal(CancelledParams{RequestID: json.RawMessage(strconv.Quote(id)), Reason: why.Error()})
+	line, _ := json.Marshal(RPCRequest{JSONRPC: "2.0", Method: MethodCancelled, Params: params})
 	_ = p.writeLine(line)
 }
 
@@ -444,7 +428,7 @@ func (p *stdioProc) route(line []byte) {
 	if len(line) == 0 {
 		return
 	}
-	var resp rpcResponse
+	var resp RPCResponse
 	var probe struct {
 		Method string `json:"method"`
 	}
@@ -494,7 +478,7 @@ func (p *stdioProc) stop() {
 	})
 }
 
-func errorDetails(e *rpcError) string {
+func errorDetails(e *RPCError) string {
 	if e.Data != nil {
 		return e.Data.Details
 	}

@@ -19,74 +19,6 @@ import (
 // runaway message could exhaust it; large inputs and outputs belong in files.
 const MaxStdioLineBytes = 16 << 20
 
-// The JSON-RPC 2.0 envelope of the stdio transport (spec 000 sections 3-4).
-type rpcRequest struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id,omitempty"`
-	Method  string          `json:"method"`
-	Params  json.RawMessage `json:"params,omitempty"`
-}
-
-type rpcResponse struct {
-	JSONRPC string          `json:"jsonrpc"`
-	ID      json.RawMessage `json:"id"`
-	Result  json.RawMessage `json:"result,omitempty"`
-	Error   *rpcError       `json:"error,omitempty"`
-}
-
-type rpcError struct {
-	Code    int           `json:"code"`
-	Message string        `json:"message"`
-	Data    *rpcErrorData `json:"data,omitempty"`
-}
-
-// rpcErrorData is spec 000's McpErrorData plus retryable, which tells the
-// caller whether an idempotent tool may be tried again.
-type rpcErrorData struct {
-	ErrorType  string  `json:"error_type"`
-	ToolID     string  `json:"tool_id,omitempty"`
-	Details    string  `json:"details"`
-	DurationMS float64 `json:"duration_ms"`
-	Retryable  bool    `json:"retryable,omitempty"`
-}
-
-type toolListParams struct {
-	Capability string `json:"capability,omitempty"`
-}
-
-type toolListResult struct {
-	Tools []Manifest `json:"tools"`
-}
-
-type toolCallParams struct {
-	ToolID         string          `json:"tool_id"`
-	Arguments      json.RawMessage `json:"arguments,omitempty"`
-	TimeoutSeconds int             `json:"timeout_seconds,omitempty"`
-	TraceID        string          `json:"trace_id,omitempty"`
-}
-
-type toolCallResult struct {
-	ToolID      string          `json:"tool_id"`
-	Status      string          `json:"status"`
-	Data        json.RawMessage `json:"data"`
-	DurationMS  float64         `json:"duration_ms"`
-	OutputFiles []string        `json:"output_files"`
-}
-
-// cancelledParams is MCP's notifications/cancelled: the client stopped
-// waiting for a request, so the call's context is cancelled.
-type cancelledParams struct {
-	RequestID json.RawMessage `json:"requestId"`
-	Reason    string          `json:"reason,omitempty"`
-}
-
-const (
-	methodToolList    = "tool/list"
-	methodToolCall    = "tool/call"
-	methodHealthCheck = "health/check"
-	methodCancelled   = "notifications/cancelled"
-)
-
 var nullID = json.RawMessage("null")
 
 // ServeStdio serves adapter a over JSON-RPC 2.0, one message per line: requests
@@ -173,7 +105,7 @@ func (s *stdioServer) handleLine(ctx context.Context, line []byte, wg *sync.Wait
 	if len(line) == 0 {
 		return
 	}
-	var req rpcRequest
+	var req RPCRequest
 	if err := json.Unmarshal(line, &req); err != nil {
 		var syntax *json.SyntaxError
 		if errors.As(err, &syntax) || !json.Valid(line) {
@@ -199,8 +131,8 @@ func (s *stdioServer) handleLine(ctx context.Context, line []byte, wg *sync.Wait
 	if isNotification {
 		// Notifications get no answer. The one that matters is a client
 		// giving up on a call: stop the work nobody waits for.
-		if req.Method == methodCancelled {
-			var p cancelledParams
+		if req.Method == MethodCancelled {
+			var p CancelledParams
 			if json.Unmarshal(req.Params, &p) == nil && p.RequestID != nil {
 				s.mu.Lock()
 				if c := s.calls[canonicalID(p.RequestID)]; c != nil {
@@ -212,16 +144,16 @@ func (s *stdioServer) handleLine(ctx context.Context, line []byte, wg *sync.Wait
 		return
 	}
 	switch req.Method {
-	case methodToolList, methodToolCall, methodHealthCheck:
+	case MethodToolList, MethodToolCall, MethodHealthCheck:
 	default:
 		s.replyError(req.ID, protocol.MethodNotFound, "Method not found", "", fmt.Sprintf(
-			"unknown method %q; an adapter serves %s, %s and %s", req.Method, methodToolList, methodToolCall, methodHealthCheck), false, 0)
+			"unknown method %q; an adapter serves %s, %s and %s", req.Method, MethodToolList, MethodToolCall, MethodHealthCheck), false, 0)
 		return
 	}
 	// A call is tracked before its goroutine starts, so a cancellation on the
 	// very next line finds it.
 	callCtx, untrack := ctx, func() {}
-	if req.Method == methodToolCall {
+	if req.Method == MethodToolCall {
 		callCtx, untrack = s.track(ctx, req.ID)
 	}
 	wg.Add(1)
@@ -229,11 +161,11 @@ func (s *stdioServer) handleLine(ctx context.Context, line []byte, wg *sync.Wait
 		defer wg.Done()
 		defer untrack()
 		switch req.Method {
-		case methodToolList:
+		case MethodToolList:
 			s.toolList(req)
-		case methodToolCall:
+		case MethodToolCall:
 			s.toolCall(ctx, callCtx, req)
-		case methodHealthCheck:
+		case MethodHealthCheck:
 			s.healthCheck(ctx, req)
 		}
 	}()
@@ -256,8 +188,8 @@ func (s *stdioServer) track(ctx context.Context, id json.RawMessage) (callCtx co
 	}
 }
 
-func (s *stdioServer) toolList(req rpcRequest) {
-	var p toolListParams
+func (s *stdioServer) toolList(req RPCRequest) {
+	var p ToolListParams
 	if !isAbsent(req.Params) {
 		if err := json.Unmarshal(req.Params, &p); err != nil {
 			s.replyError(req.ID, protocol.InvalidParams, "Invalid params", "", "tool/list params must be {\"capability\"?: string}: "+err.Error(), false, 0)
@@ -270,13 +202,13 @@ func (s *stdioServer) toolList(req rpcRequest) {
 			tools = append(tools, m)
 		}
 	}
-	s.reply(req.ID, toolListResult{Tools: tools})
+	s.reply(req.ID, ToolListResult{Tools: tools})
 }
 
 // toolCall runs one tool. ctx is the server's, callCtx the call's own (which
 // a notifications/cancelled ends).
-func (s *stdioServer) toolCall(ctx, callCtx context.Context, req rpcRequest) {
-	var p toolCallParams
+func (s *stdioServer) toolCall(ctx, callCtx context.Context, req RPCRequest) {
+	var p ToolCallParams
 	if isAbsent(req.Params) {
 		s.replyError(req.ID, protocol.InvalidParams, "Invalid params", "", `tool/call needs params {"tool_id", "arguments"}`, false, 0)
 		return
@@ -347,7 +279,7 @@ func (s *stdioServer) toolCall(ctx, callCtx context.Context, req rpcRequest) {
 		}
 		return
 	}
-	out := toolCallResult{ToolID: p.ToolID, Status: "success", Data: json.RawMessage("{}"), DurationMS: durMS, OutputFiles: []string{}}
+	out := ToolCallResult{ToolID: p.ToolID, Status: "success", Data: json.RawMessage("{}"), DurationMS: durMS, OutputFiles: []string{}}
 	if res != nil {
 		if !isAbsent(res.Data) {
 			out.Data = res.Data
@@ -371,7 +303,7 @@ func (s *stdioServer) safeCall(ctx context.Context, toolID string, args json.Raw
 	return s.adapter.Call(ctx, toolID, args)
 }
 
-func (s *stdioServer) healthCheck(ctx context.Context, req rpcRequest) {
+func (s *stdioServer) healthCheck(ctx context.Context, req RPCRequest) {
 	st, err := s.adapter.Health(ctx)
 	if err != nil {
 		var pe *protocol.Error
@@ -410,14 +342,14 @@ func (s *stdioServer) reply(id json.RawMessage, result any) {
 		s.replyError(id, protocol.InternalError, "Internal error", "", "the result could not be encoded as JSON: "+err.Error(), false, 0)
 		return
 	}
-	s.write(rpcResponse{JSONRPC: "2.0", ID: id, Result: raw})
+	s.write(RPCResponse{JSONRPC: "2.0", ID: id, Result: raw})
 }
 
 func (s *stdioServer) replyError(id json.RawMessage, code protocol.Code, message, toolID, details string, retryable bool, durMS float64) {
-	s.write(rpcResponse{JSONRPC: "2.0", ID: id, Error: &rpcError{
+	s.write(RPCResponse{JSONRPC: "2.0", ID: id, Error: &RPCError{
 		Code:    int(code),
 		Message: message,
-		Data: &rpcErrorData{
+		Data: &RPCErrorData{
 			ErrorType:  code.Name(),
 			ToolID:     toolID,
 			Details:    details,
@@ -429,16 +361,16 @@ func (s *stdioServer) replyError(id json.RawMessage, code protocol.Code, message
 
 // write sends one message as one line. A response too large for the client
 // to read is replaced by an error saying so, or the client would wait forever.
-func (s *stdioServer) write(resp rpcResponse) {
+func (s *stdioServer) write(resp RPCResponse) {
 	line, err := json.Marshal(resp)
 	if err == nil && len(line) > MaxStdioLineBytes {
 		err = fmt.Errorf("the response is %d bytes, over the %d MiB a line may carry; write large outputs to files and return their paths in output_files",
 			len(line), MaxStdioLineBytes>>20)
 	}
 	if err != nil {
-		line, _ = json.Marshal(rpcResponse{JSONRPC: "2.0", ID: resp.ID, Error: &rpcError{
+		line, _ = json.Marshal(RPCResponse{JSONRPC: "2.0", ID: resp.ID, Error: &RPCError{
 			Code: int(protocol.InternalError), Message: "Internal error",
-			Data: &rpcErrorData{ErrorType: protocol.InternalError.Name(), Details: err.Error()},
+			Data: &RPCErrorData{ErrorType: protocol.InternalError.Name(), Details: err.Error()},
 		}})
 	}
 	line = append(line, '\n')

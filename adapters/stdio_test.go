@@ -424,13 +424,13 @@ func (s *stdioSession) send(line string) {
 	}
 }
 
-func (s *stdioSession) recv() rpcResponse {
+func (s *stdioSession) recv() RPCResponse {
 	s.t.Helper()
 	line, err := s.out.ReadBytes('\n')
 	if err != nil {
 		s.t.Fatalf("reading a response: %v", err)
 	}
-	var r rpcResponse
+	var r RPCResponse
 	if err := json.Unmarshal(line, &r); err != nil {
 		s.t.Fatalf("response %q: %v", line, err)
 	}

@@ -51,8 +51,8 @@ func Dial(ctx context.Context, id, baseURL string) (*Client, error) {
 	ctx, cancel := withDefaultTimeout(ctx)
 	defer cancel()
 
-	var list toolListResult
-	if err := c.request(ctx, methodToolList, struct{}{}, "", &list); err != nil {
+	var list adapters.ToolListResult
+	if err := c.request(ctx, adapters.MethodToolList, struct{}{}, "", &list); err != nil {
 		return nil, fmt.Errorf("adapter %q at %s did not answer tool/list: %w", id, baseURL, err)
 	}
 	var wrong []string
@@ -91,13 +91,13 @@ func (c *Client) Call(ctx context.Context, toolID string, args json.RawMessage) 
 	if isAbsent(args) {
 		args = json.RawMessage("{}")
 	}
-	params := toolCallParams{ToolID: toolID, Arguments: args}
+	params := adapters.ToolCallParams{ToolID: toolID, Arguments: args}
 	if d, ok := ctx.Deadline(); ok {
 		secs := math.Ceil(time.Until(d).Seconds())
 		params.TimeoutSeconds = int(min(max(secs, adapters.MinTimeoutSeconds), adapters.MaxTimeoutSeconds))
 	}
-	var res toolCallResult
-	if err := c.request(ctx, methodToolCall, params, toolID, &res); err != nil {
+	var res adapters.ToolCallResult
+	if err := c.request(ctx, adapters.MethodToolCall, params, toolID, &res); err != nil {
 		return nil, err
 	}
 	if res.Status != "" && res.Status != "success" {
@@ -117,7 +117,7 @@ func (c *Client) Health(ctx context.Context) (adapters.HealthStatus, error) {
 	ctx, cancel := withDefaultTimeout(ctx)
 	defer cancel()
 	var st adapters.HealthStatus
-	if err := c.request(ctx, methodHealthCheck, struct{}{}, "", &st); err != nil {
+	if err := c.request(ctx, adapters.MethodHealthCheck, struct{}{}, "", &st); err != nil {
 		return adapters.HealthStatus{}, err
 	}
 	if st.Version != "" {

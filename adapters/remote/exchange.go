@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/metaforge/metaforge/adapters"
@@ -38,7 +39,12 @@ func (c *Client) request(ctx context.Context, method string, params any, toolID 
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("adapter %q: %s: %w", c.id, what, err)
 	}
-	body, err := json.Marshal(request{JSONRPC: "2.0", ID: c.nextID.Add(1), Method: method, Params: params})
+	rawParams, err := json.Marshal(params)
+	if err != nil {
+		return protocol.Invalid("%s: the request cannot be encoded as JSON: %v", what, err)
+	}
+	id := json.RawMessage(strconv.FormatInt(c.nextID.Add(1), 10))
+	body, err := json.Marshal(adapters.RPCRequest{JSONRPC: "2.0", ID: id, Method: method, Params: rawParams})
 	if err != nil {
 		return protocol.Invalid("%s: the request cannot be encoded as JSON: %v", what, err)
 	}
@@ -84,13 +90,13 @@ func (c *Client) post(ctx context.Context, what string, body []byte, toolID stri
 		}
 		return protocol.Transient("adapter %q at %s: reading the answer to %s: %v", c.id, c.endpoint, what, err)
 	}
-	var rr response
+	var rr adapters.RPCResponse
 	if len(raw) > adapters.MaxStdioLineBytes || json.Unmarshal(raw, &rr) != nil || (rr.Error == nil && isAbsent(rr.Result)) {
 		return protocol.Transient("adapter %q at %s answered %s with HTTP %s and no JSON-RPC answer: %q",
 			c.id, c.endpoint, what, resp.Status, raw[:min(len(raw), 200)])
 	}
 	if rr.Error != nil {
-		return rr.Error.protocolError(toolID)
+		return rr.Error.ProtocolError(toolID)
 	}
 	if err := json.Unmarshal(rr.Result, out); err != nil {
 		return &protocol.Error{Code: protocol.InternalError, ToolID: toolID,

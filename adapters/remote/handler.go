@@ -72,7 +72,7 @@ func (h *handler) health(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		return
 	}
-	var resp response
+	var resp adapters.RPCResponse
 	switch {
 	case json.Unmarshal(answer, &resp) != nil:
 		writeFailure(w, http.StatusInternalServerError, protocol.InternalError, "health/check gave no JSON-RPC answer")
@@ -99,7 +99,7 @@ func (h *handler) answer(ctx context.Context, msg []byte) ([]byte, error) {
 
 // writeFailure answers a request the protocol never saw, so it carries no id.
 func writeFailure(w http.ResponseWriter, status int, code protocol.Code, details string) {
-	raw, _ := json.Marshal(response{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: newRPCError(code, details)})
+	raw, _ := json.Marshal(adapters.RPCResponse{JSONRPC: "2.0", ID: json.RawMessage("null"), Error: adapters.NewRPCError(code, details)})
 	writeJSON(w, status, raw)
 }
 
