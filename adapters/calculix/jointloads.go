@@ -1,6 +1,7 @@
 package calculix
 
 import (
+	"github.com/metaforge/metaforge/adapters/vec3"
 	"math"
 
 	"github.com/metaforge/metaforge/protocol"
@@ -56,7 +57,7 @@ type JointLoadsResult struct {
 	Method       string  `json:"method"`
 }
 
-func vec3(v []float64, arg string) ([3]float64, error) {
+func point3(v []float64, arg string) ([3]float64, error) {
 	if len(v) != 3 {
 		return [3]float64{}, protocol.Invalid("%s must be [x, y, z]", arg)
 	}
@@ -81,7 +82,7 @@ func computeJointLoads(req JointLoadsRequest) (*JointLoadsResult, error) {
 	g := [3]float64{0, 0, -9.80665}
 	if req.Gravity != nil {
 		var err error
-		if g, err = vec3(req.Gravity, "gravity_m_s2"); err != nil {
+		if g, err = point3(req.Gravity, "gravity_m_s2"); err != nil {
 			return nil, err
 		}
 	}
@@ -94,7 +95,7 @@ func computeJointLoads(req JointLoadsRequest) (*JointLoadsResult, error) {
 		if !(l.MassKg >= 0) {
 			return nil, protocol.Invalid("links[%d].mass_kg must not be negative", i)
 		}
-		p, err := vec3(l.CoMMM, "links[].com_mm")
+		p, err := point3(l.CoMMM, "links[].com_mm")
 		if err != nil {
 			return nil, err
 		}
@@ -104,7 +105,7 @@ func computeJointLoads(req JointLoadsRequest) (*JointLoadsResult, error) {
 		if !(req.Payload.MassKg >= 0) {
 			return nil, protocol.Invalid("payload.mass_kg must not be negative")
 		}
-		p, err := vec3(req.Payload.PositionMM, "payload.position_mm")
+		p, err := point3(req.Payload.PositionMM, "payload.position_mm")
 		if err != nil {
 			return nil, err
 		}
@@ -113,16 +114,16 @@ func computeJointLoads(req JointLoadsRequest) (*JointLoadsResult, error) {
 	out := &JointLoadsResult{Method: "quasi-static, gravity only: each joint carries the weight of everything outboard of it and that weight's moment about the joint"}
 	worst := -1.0
 	for i, j := range req.Joints {
-		at, err := vec3(j.PositionMM, "joints[].position_mm")
+		at, err := point3(j.PositionMM, "joints[].position_mm")
 		if err != nil {
 			return nil, err
 		}
 		jl := JointLoad{Name: j.Name}
 		for _, m := range masses[i:] {
 			w := [3]float64{m.m * g[0], m.m * g[1], m.m * g[2]}
-			r := sub(m.p, at)
+			r := vec3.Sub(m.p, at)
 			r = [3]float64{r[0] * 1e-3, r[1] * 1e-3, r[2] * 1e-3}
-			mo := cross(r, w)
+			mo := vec3.Cross(r, w)
 			for k := range 3 {
 				// The joint's reaction balances the weight and its moment.
 				jl.ForceN[k] -= w[k]
@@ -130,7 +131,7 @@ func computeJointLoads(req JointLoadsRequest) (*JointLoadsResult, error) {
 			}
 			jl.SupportedMassKg += m.m
 		}
-		jl.ForceMagN, jl.MomentMagNm = norm(jl.ForceN), norm(jl.MomentNm)
+		jl.ForceMagN, jl.MomentMagNm = vec3.Norm(jl.ForceN), vec3.Norm(jl.MomentNm)
 		if jl.MomentMagNm > worst {
 			worst = jl.MomentMagNm
 			out.WorstJoint, out.WorstForceN, out.WorstMomentN = jl.Name, jl.ForceMagN, jl.MomentMagNm

@@ -3,6 +3,7 @@ package calculix
 import (
 	"bufio"
 	"fmt"
+	"github.com/metaforge/metaforge/adapters/vec3"
 	"math"
 	"os"
 	"slices"
@@ -231,14 +232,7 @@ func (m *Mesh) TriangleArea(a, b, c int) float64 {
 	if !ok1 || !ok2 || !ok3 {
 		return math.NaN()
 	}
-	u := sub(pb, pa)
-	v := sub(pc, pa)
-	return norm(cross(u, v)) / 2
+	u := vec3.Sub(pb, pa)
+	v := vec3.Sub(pc, pa)
+	return vec3.Norm(vec3.Cross(u, v)) / 2
 }
-
-func sub(a, b [3]float64) [3]float64 { return [3]float64{a[0] - b[0], a[1] - b[1], a[2] - b[2]} }
-func cross(a, b [3]float64) [3]float64 {
-	return [3]float64{a[1]*b[2] - a[2]*b[1], a[2]*b[0] - a[0]*b[2], a[0]*b[1] - a[1]*b[0]}
-}
-func dot(a, b [3]float64) float64 { return a[0]*b[0] + a[1]*b[1] + a[2]*b[2] }
-func norm(a [3]float64) float64   { return math.Sqrt(dot(a, a)) }

@@ -3,6 +3,7 @@ package calculix
 import (
 	"errors"
 	"fmt"
+	"github.com/metaforge/metaforge/adapters/vec3"
 	"io/fs"
 	"math"
 	"os"
@@ -98,7 +99,7 @@ func unit(v []float64, arg string) ([3]float64, error) {
 		return [3]float64{}, protocol.Invalid("%s must have three components [x, y, z]", arg)
 	}
 	u := [3]float64{v[0], v[1], v[2]}
-	n := norm(u)
+	n := vec3.Norm(u)
 	if n == 0 || math.IsNaN(n) || math.IsInf(n, 0) {
 		return [3]float64{}, protocol.Invalid("%s %v has no direction; give a non-zero vector such as [0, 0, -1]", arg, v)
 	}

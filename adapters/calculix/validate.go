@@ -2,6 +2,7 @@ package calculix
 
 import (
 	"fmt"
+	"github.com/metaforge/metaforge/adapters/vec3"
 	"math"
 
 	"github.com/metaforge/metaforge/adapters/meshfile"
@@ -116,7 +117,7 @@ func (a *Adapter) validateMesh(req ValidateRequest) (*ValidateResult, error) {
 // when the first three corners turn counter-clockwise seen from the fourth
 // (the Abaqus and CalculiX convention).
 func signedVolume(t [4][3]float64) float64 {
-	v := dot(cross(sub(t[1], t[0]), sub(t[2], t[0])), sub(t[3], t[0])) / 6
+	v := vec3.Dot(vec3.Cross(vec3.Sub(t[1], t[0]), vec3.Sub(t[2], t[0])), vec3.Sub(t[3], t[0])) / 6
 	if math.IsNaN(v) {
 		return 0
 	}

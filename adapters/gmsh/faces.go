@@ -2,6 +2,7 @@ package gmsh
 
 import (
 	"fmt"
+	"github.com/metaforge/metaforge/adapters/vec3"
 	"math"
 	"regexp"
 	"slices"
@@ -79,19 +80,19 @@ func measureFace(m *gmshMesh, name string, tris [][]int, nodes []int, apexes map
 	slices.Sort(nodes)
 	nodes = slices.Compact(nodes)
 	f := meshfile.Face{Name: name, NodeCount: len(nodes), BBoxMM: bboxOf(m, nodes)}
-	var moment, normal vec
+	var moment, normal vec3.V
 	for _, t := range tris {
 		t = outward(m, t, apexes[cornerKeyOf(t)])
 		area, first, dir := integrate(m, t)
 		f.AreaMM2 += area
-		moment, normal = add(moment, first), add(normal, dir)
+		moment, normal = vec3.Add(moment, first), vec3.Add(normal, dir)
 		f.Triangles = append(f.Triangles, t)
 	}
 	if f.AreaMM2 > 0 {
-		f.CentroidMM = scale(moment, 1/f.AreaMM2)
+		f.CentroidMM = vec3.Scale(moment, 1/f.AreaMM2)
 	}
-	if norm(normal) > directionless*f.AreaMM2 {
-		f.Normal = unit(normal)
+	if vec3.Norm(normal) > directionless*f.AreaMM2 {
+		f.Normal = vec3.Unit(normal)
 	}
 	return meshFace{Face: rounded(f), nodes: nodes}
 }
@@ -159,7 +160,7 @@ func ownerApexes(m *gmshMesh, faces [][][]int) (map[cornerKey]int32, error) {
 // nodes follow their edges (1-2, 2-3, 3-1).
 func outward(m *gmshMesh, t []int, apex int32) []int {
 	a, b, c := m.at(t[0]), m.at(t[1]), m.at(t[2])
-	if dot(cross(sub(b, a), sub(c, a)), sub(m.at(int(apex)), a)) <= 0 {
+	if vec3.Dot(vec3.Cross(vec3.Sub(b, a), vec3.Sub(c, a)), vec3.Sub(m.at(int(apex)), a)) <= 0 {
 		return t
 	}
 	if len(t) == 6 {
@@ -184,19 +185,19 @@ var dunavant4 = func() [][3]float64 {
 // integrate returns a surface triangle's area, its first moment ∫x dA and
 // its vector area ∫n dA (the right-hand normal of its node order). A
 // quadratic triangle is integrated over its curved shape.
-func integrate(m *gmshMesh, t []int) (float64, vec, vec) {
+func integrate(m *gmshMesh, t []int) (float64, vec3.V, vec3.V) {
 	a, b, c := m.at(t[0]), m.at(t[1]), m.at(t[2])
 	if len(t) == 3 {
-		n := cross(sub(b, a), sub(c, a))
-		area := norm(n) / 2
-		return area, scale(add(add(a, b), c), area/3), scale(n, 0.5)
+		n := vec3.Cross(vec3.Sub(b, a), vec3.Sub(c, a))
+		area := vec3.Norm(n) / 2
+		return area, vec3.Scale(vec3.Add(vec3.Add(a, b), c), area/3), vec3.Scale(n, 0.5)
 	}
-	var p [6]vec
+	var p [6]vec3.V
 	for i := range p {
 		p[i] = m.at(t[i])
 	}
 	var area float64
-	var first, dir vec
+	var first, dir vec3.V
 	for _, q := range dunavant4 {
 		xi, eta, w := q[0], q[1], q[2]
 		l1, l2, l3 := 1-xi-eta, xi, eta
@@ -204,24 +205,24 @@ func integrate(m *gmshMesh, t []int) (float64, vec, vec) {
 		shape := [6]float64{l1 * (2*l1 - 1), l2 * (2*l2 - 1), l3 * (2*l3 - 1), 4 * l1 * l2, 4 * l2 * l3, 4 * l3 * l1}
 		dxi := [6]float64{1 - 4*l1, 4*l2 - 1, 0, 4 * (l1 - l2), 4 * l3, -4 * l3}
 		deta := [6]float64{1 - 4*l1, 0, 4*l3 - 1, -4 * l2, 4 * l2, 4 * (l1 - l3)}
-		var x, tx, ty vec
+		var x, tx, ty vec3.V
 		for i := range p {
-			x = add(x, scale(p[i], shape[i]))
-			tx = add(tx, scale(p[i], dxi[i]))
-			ty = add(ty, scale(p[i], deta[i]))
+			x = vec3.Add(x, vec3.Scale(p[i], shape[i]))
+			tx = vec3.Add(tx, vec3.Scale(p[i], dxi[i]))
+			ty = vec3.Add(ty, vec3.Scale(p[i], deta[i]))
 		}
-		j := cross(tx, ty)
-		da := norm(j) * w
+		j := vec3.Cross(tx, ty)
+		da := vec3.Norm(j) * w
 		area += da
-		first = add(first, scale(x, da))
-		dir = add(dir, scale(j, w))
+		first = vec3.Add(first, vec3.Scale(x, da))
+		dir = vec3.Add(dir, vec3.Scale(j, w))
 	}
 	return area, first, dir
 }
 
 // bboxOf is the box around the given nodes.
 func bboxOf(m *gmshMesh, ids []int) meshfile.BBox {
-	b := meshfile.BBox{Min: vec{math.Inf(1), math.Inf(1), math.Inf(1)}, Max: vec{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
+	b := meshfile.BBox{Min: vec3.V{math.Inf(1), math.Inf(1), math.Inf(1)}, Max: vec3.V{math.Inf(-1), math.Inf(-1), math.Inf(-1)}}
 	for _, id := range ids {
 		p := m.at(id)
 		for k := range 3 {

@@ -2,6 +2,7 @@ package gmsh
 
 import (
 	"fmt"
+	"github.com/metaforge/metaforge/adapters/vec3"
 	"math"
 
 	"github.com/metaforge/metaforge/adapters/meshfile"
@@ -18,7 +19,7 @@ const CoordinateFrame = "twin"
 // chord's sagitta, which curvature sizing keeps under a tenth of an
 // element, so the inward tolerance adds that.
 func checkFrame(mesh, part meshfile.BBox, size float64) error {
-	diag := norm(sub(part.Max, part.Min))
+	diag := vec3.Norm(vec3.Sub(part.Max, part.Min))
 	outside := math.Max(1e-3, 1e-5*diag)
 	inside := outside + 0.1*size
 	axes := "xyz"

@@ -3,6 +3,7 @@ package gmsh
 import (
 	"bufio"
 	"fmt"
+	"github.com/metaforge/metaforge/adapters/vec3"
 	"strconv"
 	"strings"
 
@@ -99,7 +100,7 @@ func parseReport(stdout string) (report, error) {
 				b[i], err = strconv.ParseFloat(f[i], 64)
 				hasBBox = err == nil
 			}
-			r.part = meshfile.BBox{Min: vec{b[0], b[1], b[2]}, Max: vec{b[3], b[4], b[5]}}
+			r.part = meshfile.BBox{Min: vec3.V{b[0], b[1], b[2]}, Max: vec3.V{b[3], b[4], b[5]}}
 		case "metaforge-size":
 			var err error
 			r.size, err = strconv.ParseFloat(strings.TrimSpace(rest), 64)

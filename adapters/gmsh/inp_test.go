@@ -1,6 +1,7 @@
 package gmsh
 
 import (
+	"github.com/metaforge/metaforge/adapters/vec3"
 	"slices"
 	"strings"
 	"testing"
@@ -35,7 +36,7 @@ func TestReadGmshINP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(m.nodeIDs, []int{1, 2, 3, 4}) || m.at(4) != (vec{0, 0, 1}) {
+	if !slices.Equal(m.nodeIDs, []int{1, 2, 3, 4}) || m.at(4) != (vec3.V{0, 0, 1}) {
 		t.Errorf("nodes %v, node 4 at %v", m.nodeIDs, m.at(4))
 	}
 	if m.tetType != "C3D4" || m.tetCount() != 1 || !slices.Equal(m.tet(0), []int32{1, 2, 3, 4}) {
@@ -54,10 +55,10 @@ func TestReadGmshINP(t *testing.T) {
 	}
 	f := faces[0]
 	// The face z = 0 of the tetrahedron: outside is -z, area 1/2.
-	if f.Name != "Face1" || f.AreaMM2 != 0.5 || f.Normal != (vec{0, 0, -1}) || f.NodeCount != 3 {
+	if f.Name != "Face1" || f.AreaMM2 != 0.5 || f.Normal != (vec3.V{0, 0, -1}) || f.NodeCount != 3 {
 		t.Errorf("face %+v", f.Face)
 	}
-	if want := (vec{1.0 / 3, 1.0 / 3, 0}); norm(sub(f.CentroidMM, want)) > 1e-9 {
+	if want := (vec3.V{1.0 / 3, 1.0 / 3, 0}); vec3.Norm(vec3.Sub(f.CentroidMM, want)) > 1e-9 {
 		t.Errorf("centroid %v, want %v", f.CentroidMM, want)
 	}
 }
@@ -81,7 +82,7 @@ func TestReadGmshINPRefusesBrokenFiles(t *testing.T) {
 
 func TestParseReport(t *testing.T) {
 	r, err := parseReport("noise\nmetaforge-bbox: -1e-07 0 0 100 10 10.0000001\nmetaforge-size: 3.3333333333333335\n")
-	if err != nil || r.part.Min != (vec{-1e-07, 0, 0}) || r.part.Max != (vec{100, 10, 10.0000001}) || r.size != 3.3333333333333335 {
+	if err != nil || r.part.Min != (vec3.V{-1e-07, 0, 0}) || r.part.Max != (vec3.V{100, 10, 10.0000001}) || r.size != 3.3333333333333335 {
 		t.Errorf("report %+v, %v", r, err)
 	}
 	for _, stdout := range []string{

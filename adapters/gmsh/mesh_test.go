@@ -3,6 +3,7 @@ package gmsh
 import (
 	"context"
 	"encoding/json"
+	"github.com/metaforge/metaforge/adapters/vec3"
 	"math"
 	"os"
 	"os/exec"
@@ -111,10 +112,10 @@ func readDeck(t *testing.T, out MeshResult) (*gmshMesh, meshfile.Table) {
 	return m, table
 }
 
-func near(a, b vec, tol float64) bool { return norm(sub(a, b)) <= tol }
+func near(a, b vec3.V, tol float64) bool { return vec3.Norm(vec3.Sub(a, b)) <= tol }
 
 // faceAt is the face whose normal is n (planar faces).
-func faceAt(t *testing.T, table meshfile.Table, n vec) meshfile.Face {
+func faceAt(t *testing.T, table meshfile.Table, n vec3.V) meshfile.Face {
 	t.Helper()
 	for _, f := range table.Faces {
 		if near(f.Normal, n, normalTol) {
@@ -125,7 +126,7 @@ func faceAt(t *testing.T, table meshfile.Table, n vec) meshfile.Face {
 	return meshfile.Face{}
 }
 
-var axes = []vec{{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}}
+var axes = []vec3.V{{1, 0, 0}, {-1, 0, 0}, {0, 1, 0}, {0, -1, 0}, {0, 0, 1}, {0, 0, -1}}
 
 func TestManifests(t *testing.T) {
 	r := adapters.NewRegistry()
@@ -171,10 +172,10 @@ func TestBoxQuadratic(t *testing.T) {
 		filepath.Base(out.FaceTableFile) != "mesh.faces.json" || !filepath.IsAbs(out.MeshFile) {
 		t.Errorf("output files %v, mesh_file %s", res.OutputFiles, out.MeshFile)
 	}
-	checkBox(t, out, table, meshfile.BBox{Max: vec{100, 10, 10}})
+	checkBox(t, out, table, meshfile.BBox{Max: vec3.V{100, 10, 10}})
 
-	x0 := faceAt(t, table, vec{-1, 0, 0})
-	if !near(x0.CentroidMM, vec{0, 5, 5}, exact) || x0.BBoxMM.Min[0] != 0 || x0.BBoxMM.Max[0] != 0 {
+	x0 := faceAt(t, table, vec3.V{-1, 0, 0})
+	if !near(x0.CentroidMM, vec3.V{0, 5, 5}, exact) || x0.BBoxMM.Min[0] != 0 || x0.BBoxMM.Max[0] != 0 {
 		t.Errorf("face at x = 0: centroid %v, bbox %v", x0.CentroidMM, x0.BBoxMM)
 	}
 
@@ -216,7 +217,7 @@ func TestBoxLinear(t *testing.T) {
 	if filepath.Base(out.MeshFile) != "linear.inp" || filepath.Base(out.FaceTableFile) != "linear.faces.json" {
 		t.Errorf("files %s %s", out.MeshFile, out.FaceTableFile)
 	}
-	checkBox(t, out, table, meshfile.BBox{Max: vec{100, 10, 10}})
+	checkBox(t, out, table, meshfile.BBox{Max: vec3.V{100, 10, 10}})
 	deckKeywords(t, out.MeshFile, "C3D4")
 	checkNodeSets(t, m, table)
 	checkQuality(t, out.QualityMetrics, m.tetCount())
@@ -234,8 +235,8 @@ func TestOffsetPartKeepsItsFrame(t *testing.T) {
 	needGmsh(t)
 	out, _ := generate(t, newAdapter(t), map[string]any{"input_file": fixture("offset_cube.step"), "element_order": 1})
 	_, table := readDeck(t, out)
-	checkBox(t, out, table, meshfile.BBox{Min: vec{50, 20, -5}, Max: vec{60, 30, 5}})
-	if f := faceAt(t, table, vec{-1, 0, 0}); !near(f.CentroidMM, vec{50, 25, 0}, exact) {
+	checkBox(t, out, table, meshfile.BBox{Min: vec3.V{50, 20, -5}, Max: vec3.V{60, 30, 5}})
+	if f := faceAt(t, table, vec3.V{-1, 0, 0}); !near(f.CentroidMM, vec3.V{50, 25, 0}, exact) {
 		t.Errorf("face at x = 50: centroid %v", f.CentroidMM)
 	}
 	if out.CoordinateFrame != "twin" || out.PlacementBaked {
@@ -254,7 +255,7 @@ func TestHoledPlate(t *testing.T) {
 	}
 	var hole *meshfile.Face
 	for i, f := range table.Faces {
-		if !slices.ContainsFunc(axes, func(n vec) bool { return near(f.Normal, n, normalTol) }) {
+		if !slices.ContainsFunc(axes, func(n vec3.V) bool { return near(f.Normal, n, normalTol) }) {
 			hole = &table.Faces[i]
 		}
 	}
@@ -264,16 +265,16 @@ func TestHoledPlate(t *testing.T) {
 	if want := math.Pi * 10 * 10; math.Abs(hole.AreaMM2-want) > curvedRel*want {
 		t.Errorf("hole area %.4f, want π·d·h = %.4f within 1%%", hole.AreaMM2, want)
 	}
-	if hole.Normal != (vec{}) {
+	if hole.Normal != (vec3.V{}) {
 		t.Errorf("a full cylinder's normal is %v, want none (zero)", hole.Normal)
 	}
-	if !near(hole.CentroidMM, vec{20, 20, 5}, 0.05) || math.Abs(hole.BBoxMM.Min[0]-15) > 0.05 || math.Abs(hole.BBoxMM.Max[0]-25) > 0.05 {
+	if !near(hole.CentroidMM, vec3.V{20, 20, 5}, 0.05) || math.Abs(hole.BBoxMM.Min[0]-15) > 0.05 || math.Abs(hole.BBoxMM.Max[0]-25) > 0.05 {
 		t.Errorf("hole centroid %v, bbox %v", hole.CentroidMM, hole.BBoxMM)
 	}
-	if top := faceAt(t, table, vec{0, 0, 1}); math.Abs(top.AreaMM2-(1600-25*math.Pi)) > curvedRel*top.AreaMM2 {
+	if top := faceAt(t, table, vec3.V{0, 0, 1}); math.Abs(top.AreaMM2-(1600-25*math.Pi)) > curvedRel*top.AreaMM2 {
 		t.Errorf("top face area %.4f, want 1600 - 25π", top.AreaMM2)
 	}
-	checkBox(t, out, table, meshfile.BBox{Max: vec{40, 40, 10}})
+	checkBox(t, out, table, meshfile.BBox{Max: vec3.V{40, 40, 10}})
 	checkQuality(t, out.QualityMetrics, m.tetCount())
 }
 
@@ -282,7 +283,7 @@ func TestCurvedFaceNormal(t *testing.T) {
 	needGmsh(t)
 	out, _ := generate(t, newAdapter(t), map[string]any{"input_file": fixture("quarter_cylinder.step")})
 	_, table := readDeck(t, out)
-	want := unit(vec{1, 1, 0})
+	want := vec3.Unit(vec3.V{1, 1, 0})
 	for _, f := range table.Faces {
 		if !near(f.Normal, want, curvedNorm) {
 			continue
@@ -378,7 +379,7 @@ func checkNodeSets(t *testing.T, m *gmshMesh, table meshfile.Table) {
 			t.Errorf("%s: NSET has %d nodes, its triangles %d, node_count %d", f.Name, len(set), len(fromTris), f.NodeCount)
 		}
 		for _, id := range set {
-			if d := dot(sub(m.at(id), f.CentroidMM), f.Normal); math.Abs(d) > exact {
+			if d := vec3.Dot(vec3.Sub(m.at(id), f.CentroidMM), f.Normal); math.Abs(d) > exact {
 				t.Fatalf("%s: node %d at %v is %g mm off the face's plane", f.Name, id, m.at(id), d)
 			}
 		}
@@ -395,12 +396,12 @@ func checkQuadraticOrdering(t *testing.T, m *gmshMesh, table meshfile.Table) {
 	c3d10 := [6][2]int{{0, 1}, {1, 2}, {2, 0}, {0, 3}, {1, 3}, {2, 3}}
 	for i := range m.tetCount() {
 		n := m.tet(i)
-		p := func(k int) vec { return m.at(int(n[k])) }
-		if v := dot(cross(sub(p(1), p(0)), sub(p(2), p(0))), sub(p(3), p(0))); v <= 0 {
+		p := func(k int) vec3.V { return m.at(int(n[k])) }
+		if v := vec3.Dot(vec3.Cross(vec3.Sub(p(1), p(0)), vec3.Sub(p(2), p(0))), vec3.Sub(p(3), p(0))); v <= 0 {
 			t.Fatalf("element %d is not positively oriented (6V = %g)", i+1, v)
 		}
 		for k, e := range c3d10 {
-			if mid := scale(add(p(e[0]), p(e[1])), 0.5); !near(p(4+k), mid, exact) {
+			if mid := vec3.Scale(vec3.Add(p(e[0]), p(e[1])), 0.5); !near(p(4+k), mid, exact) {
 				t.Fatalf("element %d: node %d at %v, not at the midpoint %v of nodes %d-%d", i+1, 5+k, p(4+k), mid, e[0]+1, e[1]+1)
 			}
 		}
@@ -408,16 +409,16 @@ func checkQuadraticOrdering(t *testing.T, m *gmshMesh, table meshfile.Table) {
 	tri6 := [3][2]int{{0, 1}, {1, 2}, {2, 0}}
 	for _, f := range table.Faces {
 		for _, tri := range f.Triangles {
-			p := func(k int) vec { return m.at(tri[k]) }
+			p := func(k int) vec3.V { return m.at(tri[k]) }
 			if len(tri) != 6 {
 				t.Fatalf("%s: a quadratic triangle has %d nodes", f.Name, len(tri))
 			}
 			for k, e := range tri6 {
-				if mid := scale(add(p(e[0]), p(e[1])), 0.5); !near(p(3+k), mid, exact) {
+				if mid := vec3.Scale(vec3.Add(p(e[0]), p(e[1])), 0.5); !near(p(3+k), mid, exact) {
 					t.Fatalf("%s: triangle %v node %d not at the midpoint of nodes %d-%d", f.Name, tri, 4+k, e[0]+1, e[1]+1)
 				}
 			}
-			if dot(cross(sub(p(1), p(0)), sub(p(2), p(0))), f.Normal) <= 0 {
+			if vec3.Dot(vec3.Cross(vec3.Sub(p(1), p(0)), vec3.Sub(p(2), p(0))), f.Normal) <= 0 {
 				t.Fatalf("%s: triangle %v does not turn counter-clockwise seen from outside", f.Name, tri)
 			}
 		}

@@ -3,6 +3,7 @@ package gmsh
 import (
 	"context"
 	"encoding/json"
+	"github.com/metaforge/metaforge/adapters/vec3"
 	"os"
 	"path/filepath"
 	"strings"
@@ -37,9 +38,9 @@ func (a *Adapter) generateMesh(ctx context.Context, args json.RawMessage) (*Mesh
 	if err := checkFrame(meshBox, run.report.part, run.report.size); err != nil {
 		return nil, protocol.Refusal("gmsh's mesh of %s: %v", name, err)
 	}
-	quality := meshfile.MeasureQuality(m.tetCount(), func(i int) [4]vec {
+	quality := meshfile.MeasureQuality(m.tetCount(), func(i int) [4]vec3.V {
 		t := m.tet(i)
-		return [4]vec{m.at(int(t[0])), m.at(int(t[1])), m.at(int(t[2])), m.at(int(t[3]))}
+		return [4]vec3.V{m.at(int(t[0])), m.at(int(t[1])), m.at(int(t[2])), m.at(int(t[3]))}
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err

@@ -1,6 +1,9 @@
 package meshfile
 
-import "math"
+import (
+	"github.com/metaforge/metaforge/adapters/vec3"
+	"math"
+)
 
 // maxMeasured is the most elements quality is measured on; a larger mesh
 // is measured on an even sample of this many.
@@ -39,14 +42,14 @@ type tetShape struct {
 var tetEdges = [6][4]int{{0, 1, 2, 3}, {0, 2, 1, 3}, {0, 3, 1, 2}, {1, 2, 0, 3}, {1, 3, 0, 2}, {2, 3, 0, 1}}
 
 // measureTet measures one tetrahedron from its corners.
-func measureTet(p [4]vec) tetShape {
+func measureTet(p [4]vec3.V) tetShape {
 	var length [6]float64
 	lmin, lmax := math.Inf(1), 0.0
 	for e, ed := range tetEdges {
-		length[e] = norm(sub(p[ed[1]], p[ed[0]]))
+		length[e] = vec3.Norm(vec3.Sub(p[ed[1]], p[ed[0]]))
 		lmin, lmax = math.Min(lmin, length[e]), math.Max(lmax, length[e])
 	}
-	volume := dot(cross(sub(p[1], p[0]), sub(p[2], p[0])), sub(p[3], p[0])) / 6
+	volume := vec3.Dot(vec3.Cross(vec3.Sub(p[1], p[0]), vec3.Sub(p[2], p[0])), vec3.Sub(p[3], p[0])) / 6
 	if lmin <= 0 || volume <= degenerateVolume*lmax*lmax*lmax {
 		return tetShape{degenerate: true}
 	}
@@ -54,16 +57,16 @@ func measureTet(p [4]vec) tetShape {
 	for _, ed := range tetEdges {
 		// The dihedral angle at an edge is the angle between the two
 		// off-edge corners projected onto the plane normal to the edge.
-		e := unit(sub(p[ed[1]], p[ed[0]]))
-		u, w := sub(p[ed[2]], p[ed[0]]), sub(p[ed[3]], p[ed[0]])
-		u, w = sub(u, scale(e, dot(u, e))), sub(w, scale(e, dot(w, e)))
-		angle := math.Atan2(norm(cross(u, w)), dot(u, w)) * 180 / math.Pi
+		e := vec3.Unit(vec3.Sub(p[ed[1]], p[ed[0]]))
+		u, w := vec3.Sub(p[ed[2]], p[ed[0]]), vec3.Sub(p[ed[3]], p[ed[0]])
+		u, w = vec3.Sub(u, vec3.Scale(e, vec3.Dot(u, e))), vec3.Sub(w, vec3.Scale(e, vec3.Dot(w, e)))
+		angle := math.Atan2(vec3.Norm(vec3.Cross(u, w)), vec3.Dot(u, w)) * 180 / math.Pi
 		s.minDihedral = math.Min(s.minDihedral, angle)
 	}
 	faceArea := 0.0
 	for k := range 4 {
 		a, b, c := p[(k+1)%4], p[(k+2)%4], p[(k+3)%4]
-		faceArea += norm(cross(sub(b, a), sub(c, a))) / 2
+		faceArea += vec3.Norm(vec3.Cross(vec3.Sub(b, a), vec3.Sub(c, a))) / 2
 	}
 	inradius := 3 * volume / faceArea
 	// Circumradius from the products of opposite edges' lengths:
@@ -79,7 +82,7 @@ func measureTet(p [4]vec) tetShape {
 // MeasureQuality measures n tetrahedra, corners(i) giving element i's corner
 // coordinates: all of them up to maxMeasured, else an even sample of
 // maxMeasured.
-func MeasureQuality(n int, corners func(i int) [4]vec) Quality {
+func MeasureQuality(n int, corners func(i int) [4]vec3.V) Quality {
 	measured := min(n, maxMeasured)
 	q := Quality{ElementsMeasured: measured, Sampled: measured < n}
 	if measured == 0 {

@@ -1,16 +1,17 @@
 package meshfile
 
 import (
+	"github.com/metaforge/metaforge/adapters/vec3"
 	"math"
 	"testing"
 )
 
 // regular is a regular tetrahedron of edge 2√2 (alternate corners of a
 // cube), positively oriented.
-var regular = [4]vec{{1, 1, 1}, {-1, 1, -1}, {1, -1, -1}, {-1, -1, 1}}
+var regular = [4]vec3.V{{1, 1, 1}, {-1, 1, -1}, {1, -1, -1}, {-1, -1, 1}}
 
 func TestRegularTetrahedron(t *testing.T) {
-	if v := dot(cross(sub(regular[1], regular[0]), sub(regular[2], regular[0])), sub(regular[3], regular[0])); v <= 0 {
+	if v := vec3.Dot(vec3.Cross(vec3.Sub(regular[1], regular[0]), vec3.Sub(regular[2], regular[0])), vec3.Sub(regular[3], regular[0])); v <= 0 {
 		t.Fatalf("fixture is not positively oriented (6V = %g)", v)
 	}
 	s := measureTet(regular)
@@ -30,7 +31,7 @@ func TestRegularTetrahedron(t *testing.T) {
 // dihedral angles at the origin and arccos(1/√3) = 54.7356° at the others;
 // edges 1 and √2; r_in = 1/(3+√3), R_circ = √3/2.
 func TestCornerTetrahedron(t *testing.T) {
-	s := measureTet([4]vec{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}})
+	s := measureTet([4]vec3.V{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {0, 0, 1}})
 	if want := math.Acos(1/math.Sqrt(3)) * 180 / math.Pi; math.Abs(s.minDihedral-want) > 1e-9 {
 		t.Errorf("min dihedral %.10g°, want %.10g°", s.minDihedral, want)
 	}
@@ -43,7 +44,7 @@ func TestCornerTetrahedron(t *testing.T) {
 }
 
 func TestDegenerateTetrahedra(t *testing.T) {
-	for name, p := range map[string][4]vec{
+	for name, p := range map[string][4]vec3.V{
 		"flat":        {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}},
 		"nearly flat": {{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 1e-7}},
 		"inverted":    {regular[0], regular[2], regular[1], regular[3]},
@@ -56,8 +57,8 @@ func TestDegenerateTetrahedra(t *testing.T) {
 }
 
 func TestMeasureMesh(t *testing.T) {
-	flat := [4]vec{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}}
-	q := MeasureQuality(4, func(i int) [4]vec {
+	flat := [4]vec3.V{{0, 0, 0}, {1, 0, 0}, {0, 1, 0}, {1, 1, 0}}
+	q := MeasureQuality(4, func(i int) [4]vec3.V {
 		if i == 3 {
 			return flat
 		}
@@ -73,7 +74,7 @@ func TestMeasureMesh(t *testing.T) {
 	// Above maxMeasured an even sample is taken: every 5th of 1,000,000.
 	n := 5 * maxMeasured
 	seen := 0
-	q = MeasureQuality(n, func(i int) [4]vec {
+	q = MeasureQuality(n, func(i int) [4]vec3.V {
 		if i%5 != 0 {
 			t.Fatalf("element %d measured: not an even sample", i)
 		}
