@@ -86,6 +86,36 @@ func (a *Adapter) runCCX(ctx context.Context, dir, job, text string) (solver.Out
 	return out, nil
 }
 
+// solved is a finished CalculiX run: its folder, files and result blocks.
+type solved struct {
+	dir     string
+	files   map[string]string
+	blocks  []*Block
+	seconds float64
+}
+
+// solve runs a deck against the mesh in the call's own folder and reads
+// the results back.
+func (a *Adapter) solve(ctx context.Context, meshPath, job, deck string) (*solved, error) {
+	dir, err := a.ws.ForCall(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := linkMesh(dir, meshPath); err != nil {
+		return nil, err
+	}
+	out, err := a.runCCX(ctx, dir, job, deck)
+	if err != nil {
+		return nil, err
+	}
+	s := &solved{dir: dir, seconds: out.Duration.Seconds(),
+		files: map[string]string{"deck": filepath.Join(dir, job+".inp"), "frd": filepath.Join(dir, job+".frd")}}
+	if _, s.blocks, err = ReadFRD(s.files["frd"]); err != nil {
+		return nil, protocol.Refusal("cannot read CalculiX's results: %v", err)
+	}
+	return s, nil
+}
+
 // detail adds the line after each *ERROR line, where CalculiX says which
 // card it could not read.
 func detail(all string, errs []string) []string {
@@ -219,26 +249,14 @@ func (a *Adapter) runFEA(ctx context.Context, req FEARequest) (*FEAResult, []str
 	}
 	d.line("*END STEP")
 
-	dir, err := a.ws.ForCall(ctx)
+	run, err := a.solve(ctx, meshPath, "fea", d.String())
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := linkMesh(dir, meshPath); err != nil {
-		return nil, nil, err
-	}
-	job := "fea"
-	out, err := a.runCCX(ctx, dir, job, d.String())
-	if err != nil {
-		return nil, nil, err
-	}
-	res.SolverTime = out.Duration.Seconds()
-	res.Files = map[string]string{"deck": filepath.Join(dir, job+".inp"), "frd": filepath.Join(dir, job+".frd")}
+	res.SolverTime, res.Files = run.seconds, run.files
+	blocks := run.blocks
 	if !static {
-		res.Files["dat"] = filepath.Join(dir, job+".dat") // the eigenvalue table
-	}
-	_, blocks, err := ReadFRD(res.Files["frd"])
-	if err != nil {
-		return nil, nil, protocol.Refusal("cannot read CalculiX's results: %v", err)
+		res.Files["dat"] = filepath.Join(run.dir, "fea.dat") // the eigenvalue table
 	}
 	if static {
 		if err := res.fillStatic(md, blocks, dir3); err != nil {

@@ -2,7 +2,6 @@ package calculix
 
 import (
 	"context"
-	"path/filepath"
 	"sort"
 
 	"github.com/metaforge/metaforge/adapters/materials"
@@ -123,24 +122,12 @@ func (a *Adapter) runThermal(ctx context.Context, req ThermalRequest) (*ThermalR
 	d.line("NT")
 	d.line("*END STEP")
 
-	dir, err := a.ws.ForCall(ctx)
+	run, err := a.solve(ctx, meshPath, "thermal", d.String())
 	if err != nil {
 		return nil, nil, err
 	}
-	if _, err := linkMesh(dir, meshPath); err != nil {
-		return nil, nil, err
-	}
-	job := "thermal"
-	out, err := a.runCCX(ctx, dir, job, d.String())
-	if err != nil {
-		return nil, nil, err
-	}
-	res.SolverTime = out.Duration.Seconds()
-	res.Files = map[string]string{"deck": filepath.Join(dir, job+".inp"), "frd": filepath.Join(dir, job+".frd")}
-	_, blocks, err := ReadFRD(res.Files["frd"])
-	if err != nil {
-		return nil, nil, protocol.Refusal("cannot read CalculiX's results: %v", err)
-	}
+	res.SolverTime, res.Files = run.seconds, run.files
+	blocks := run.blocks
 	temp := Find(blocks, "NDTEMP")
 	if temp == nil {
 		return nil, nil, protocol.Refusal("CalculiX's results have no temperatures")
