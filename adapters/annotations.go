@@ -63,6 +63,15 @@ var annotationTable = map[string]Annotations{
 	"calculix.check_mesh_convergence":           {ReadOnly: true, Idempotent: true},
 	"calculix.compute_joint_loads":              {ReadOnly: true, Idempotent: true},
 
+	// KiCad. Each writes only its own call folder; the same files give the
+	// same answer.
+	"kicad.run_drc":         {ReadOnly: true, Idempotent: true},
+	"kicad.run_erc":         {ReadOnly: true, Idempotent: true},
+	"kicad.export_gerber":   {ReadOnly: true, Idempotent: true},
+	"kicad.export_bom":      {ReadOnly: true, Idempotent: true},
+	"kicad.export_netlist":  {ReadOnly: true, Idempotent: true},
+	"kicad.get_pin_mapping": {ReadOnly: true, Idempotent: true},
+
 	// Projects and sessions. Opening a project or starting a session only
 	// changes this session's own view, so they are read-only: holding them
 	// for approval would block the one step that scopes later writes.

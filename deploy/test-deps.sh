@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what MetaForge's tests need beyond Go, when it is missing:
-# ngspice, CalculiX (ccx) and gmsh (Debian), CadQuery 2.8 (PyPI, for python3), Chromium (Debian; the e2e test of the Approvals page drives it
+# ngspice, CalculiX (ccx), gmsh and KiCad 6 with its demos (Debian), CadQuery 2.8 (PyPI, for python3), Chromium (Debian; the e2e test of the Approvals page drives it
 # headless with playwright-core), Node.js and npm (the TypeScript MCP SDK drives
 # the server as an independent client), and the e2e packages from npm at the
 # versions e2e/package-lock pins. Safe to run again: it installs nothing that is
@@ -26,6 +26,11 @@ command -v npm >/dev/null 2>&1 || apt_install npm
 command -v ngspice >/dev/null 2>&1 || apt_install ngspice
 command -v ccx >/dev/null 2>&1 || apt_install calculix-ccx
 command -v gmsh >/dev/null 2>&1 || apt_install gmsh
+# KiCad 6 (its pcbnew Python module, for Debian's /usr/bin/python3) and the
+# demo projects the kicad adapter is tested on.
+if ! /usr/bin/python3 -c 'import pcbnew' >/dev/null 2>&1 || [ ! -d /usr/share/kicad/demos ]; then
+	apt_install --no-install-recommends kicad kicad-demos
+fi
 # CadQuery for the cadquery adapter's Python side (METAFORGE_CADQUERY_PYTHON,
 # default python3). Pinned: the adapter is written against 2.8.
 python=${METAFORGE_CADQUERY_PYTHON:-python3}

@@ -14,6 +14,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/adapters/health"
+	"github.com/metaforge/metaforge/adapters/kicad"
 	"github.com/metaforge/metaforge/adapters/power"
 	"github.com/metaforge/metaforge/adapters/remote"
 	"github.com/metaforge/metaforge/adapters/spice"
@@ -49,6 +50,7 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, d
 		cadquery.New(ws, cadquery.Options{}),
 		gmsh.New(ws),
 		calculix.New(ws),
+		kicad.New(ws),
 		call.New(worker.CallLookup{Client: t.Client}),
 		&health.Adapter{Checker: checker},
 	}
