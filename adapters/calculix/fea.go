@@ -95,8 +95,9 @@ type solved struct {
 }
 
 // solve runs a deck against the mesh in the call's own folder and reads
-// the results back.
-func (a *Adapter) solve(ctx context.Context, meshPath, job, deck string) (*solved, error) {
+// back the result blocks named in fields: none for a run whose results are
+// elsewhere (modal frequencies are in the .dat).
+func (a *Adapter) solve(ctx context.Context, meshPath, job, deck string, fields ...string) (*solved, error) {
 	dir, err := a.ws.ForCall(ctx)
 	if err != nil {
 		return nil, err
@@ -110,8 +111,10 @@ func (a *Adapter) solve(ctx context.Context, meshPath, job, deck string) (*solve
 	}
 	s := &solved{dir: dir, seconds: out.Duration.Seconds(),
 		files: map[string]string{"deck": filepath.Join(dir, job+".inp"), "frd": filepath.Join(dir, job+".frd")}}
-	if _, s.blocks, err = ReadFRD(s.files["frd"]); err != nil {
-		return nil, protocol.Refusal("cannot read CalculiX's results: %v", err)
+	if len(fields) > 0 {
+		if _, s.blocks, err = ReadFRD(s.files["frd"], fields...); err != nil {
+			return nil, protocol.Refusal("cannot read CalculiX's results: %v", err)
+		}
 	}
 	return s, nil
 }
@@ -249,7 +252,11 @@ func (a *Adapter) runFEA(ctx context.Context, req FEARequest) (*FEAResult, []str
 	}
 	d.line("*END STEP")
 
-	run, err := a.solve(ctx, meshPath, "fea", d.String())
+	var fields []string
+	if static {
+		fields = []string{"DISP", "STRESS"}
+	}
+	run, err := a.solve(ctx, meshPath, "fea", d.String(), fields...)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -22,8 +23,10 @@ type Block struct {
 
 // ReadFRD parses the ASCII .frd CalculiX writes: the node coordinates and
 // every nodal result block. Fields are fixed-width: " -1", a node id in 10
-// columns, then values 12 columns each.
-func ReadFRD(path string) (nodes map[int][3]float64, blocks []*Block, err error) {
+// columns, then values 12 columns each. Naming fields (DISP, STRESS) keeps
+// only those blocks and skips the node coordinates, which a solve already
+// has from its mesh: parsing the rest would add to every solve's time.
+func ReadFRD(path string, fields ...string) (nodes map[int][3]float64, blocks []*Block, err error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -34,13 +37,16 @@ func ReadFRD(path string) (nodes map[int][3]float64, blocks []*Block, err error)
 	nodes = map[int][3]float64{}
 	var cur *Block
 	inNodes, inElements := false, false
+	skipping := false // inside a block no one asked for
 	line := 0
 	for sc.Scan() {
 		line++
 		l := sc.Text()
 		switch {
+		case skipping && !strings.HasPrefix(l, " -3"):
 		case strings.HasPrefix(l, "    2C"):
-			inNodes = true
+			inNodes = len(fields) == 0
+			skipping = !inNodes
 		case strings.HasPrefix(l, "    3C"):
 			inNodes, inElements = false, true
 		case strings.HasPrefix(l, "  100C"):
@@ -59,6 +65,9 @@ func ReadFRD(path string) (nodes map[int][3]float64, blocks []*Block, err error)
 			f := strings.Fields(l)
 			if len(f) > 1 {
 				cur.Name = f[1]
+			}
+			if len(fields) > 0 && !slices.Contains(fields, cur.Name) {
+				cur, skipping = nil, true
 			}
 		case strings.HasPrefix(l, " -5") && cur != nil:
 			f := strings.Fields(l)
@@ -80,6 +89,7 @@ func ReadFRD(path string) (nodes map[int][3]float64, blocks []*Block, err error)
 				cur.Values[id] = vals
 			}
 		case strings.HasPrefix(l, " -3"):
+			skipping = false
 			if cur != nil {
 				blocks = append(blocks, cur)
 				cur = nil

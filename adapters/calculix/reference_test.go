@@ -328,3 +328,29 @@ func TestDeadlineIsToolTimeout(t *testing.T) {
 		t.Fatalf("want TOOL_TIMEOUT saying what to change, got %v", err)
 	}
 }
+
+// Reading only the blocks a solve needs gives the same values as reading
+// everything (extract_results does).
+func TestReadFRDFieldsFilter(t *testing.T) {
+	ws, mesh := barMesh(t)
+	var r FEAResult
+	if err := call(t, New(ws), ToolRunFEA, map[string]any{"mesh_file": mesh, "material": "steel", "fixed_node_set": "Face1",
+		"load_node_set": "Face2", "load_force_n": 100}, &r); err != nil {
+		t.Fatal(err)
+	}
+	allNodes, all, err := ReadFRD(r.Files["frd"])
+	if err != nil {
+		t.Fatal(err)
+	}
+	noNodes, some, err := ReadFRD(r.Files["frd"], "STRESS")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(allNodes) == 0 || len(noNodes) != 0 || len(some) != 1 || some[0].Name != "STRESS" || len(all) < 2 {
+		t.Fatalf("all: %d nodes %d blocks; filtered: %d nodes %d blocks", len(allNodes), len(all), len(noNodes), len(some))
+	}
+	full := Find(all, "STRESS")
+	if len(full.Values) != len(some[0].Values) || maxOf(full.VonMises()) != maxOf(some[0].VonMises()) {
+		t.Error("the filtered STRESS block differs from the full read")
+	}
+}

@@ -122,7 +122,7 @@ func (a *Adapter) runThermal(ctx context.Context, req ThermalRequest) (*ThermalR
 	d.line("NT")
 	d.line("*END STEP")
 
-	run, err := a.solve(ctx, meshPath, "thermal", d.String())
+	run, err := a.solve(ctx, meshPath, "thermal", d.String(), "NDTEMP")
 	if err != nil {
 		return nil, nil, err
 	}
