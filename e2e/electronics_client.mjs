@@ -6,8 +6,7 @@
 // Prints one JSON line; electronics_test.go checks the numbers.
 import assert from 'node:assert/strict';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { emit, main, newClient } from './scenario.mjs';
+import { emit, main, newClient, toolCaller } from './scenario.mjs';
 
 const RC = 'RC low-pass\nV1 in 0 PULSE(0 5 0 1n 1n 1 2) AC 1\nR1 in cap 1k\nC1 cap 0 1u\n';
 
@@ -18,21 +17,7 @@ await main(async () => {
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   const o = {};
   try {
-    const call = async (name, args) => {
-      try {
-        const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 180_000 });
-        if (r.isError) return { error: { code: r._meta?.error?.code, message: r.content?.[0]?.text ?? '' } };
-        return r.structuredContent ?? JSON.parse(r.content[0].text);
-      } catch (err) {
-        if (err instanceof McpError) return { error: { code: err.code, message: err.message } };
-        throw err;
-      }
-    };
-    const must = async (name, args) => {
-      const r = await call(name, args);
-      assert.ok(!r.error, `${name}: ${JSON.stringify(r.error)}`);
-      return r;
-    };
+    const { call, must } = toolCaller(client, 180_000);
     const final = (r, name, key = 'final') => {
       const v = r.vectors.find((x) => x.name === name);
       assert.ok(v, `no ${name} in ${JSON.stringify(r.vectors.map((x) => x.name))}`);

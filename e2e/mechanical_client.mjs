@@ -7,8 +7,7 @@
 // back; mechanical_test.go checks the numbers against the closed forms.
 import assert from 'node:assert/strict';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { McpError } from '@modelcontextprotocol/sdk/types.js';
-import { emit, main, newClient } from './scenario.mjs';
+import { emit, main, newClient, toolCaller } from './scenario.mjs';
 
 const TOOLS = [
   'cadquery.create_parametric', 'cadquery.boolean_operation', 'cadquery.get_properties', 'cadquery.export_geometry',
@@ -25,26 +24,7 @@ await main(async () => {
   await client.connect(new StreamableHTTPClientTransport(new URL(url)));
   const o = {};
   try {
-    // call runs a tool and returns its structured result; a failure is
-    // returned as {error: {code, message}} so the Go side can check it.
-    const call = async (name, args) => {
-      try {
-        const r = await client.callTool({ name, arguments: args }, undefined, { timeout: 300_000 });
-        if (r.isError) {
-          const e = r._meta?.error ?? {};
-          return { error: { code: e.code, message: r.content?.[0]?.text ?? '' } };
-        }
-        return r.structuredContent ?? JSON.parse(r.content[0].text);
-      } catch (err) {
-        if (err instanceof McpError) return { error: { code: err.code, message: err.message } };
-        throw err;
-      }
-    };
-    const must = async (name, args) => {
-      const r = await call(name, args);
-      assert.ok(!r.error, `${name}: ${JSON.stringify(r.error)}`);
-      return r;
-    };
+    const { call, must } = toolCaller(client, 300_000);
 
     const { tools } = await client.listTools();
     o.missingTools = TOOLS.filter((t) => !tools.some((x) => x.name === t));

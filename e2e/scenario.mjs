@@ -41,6 +41,29 @@ export async function expectMcpError(what, fn) {
   assert.fail(`${what}: expected a JSON-RPC error, got a result: ${JSON.stringify(result)}`);
 }
 
+// toolCaller gives the solver scenarios their two ways to call a tool:
+// call returns the structured result, or {error: {code, message}} for a
+// JSON-RPC error or an isError result, so the Go side can check failures
+// as data; must fails the run on any error.
+export function toolCaller(client, timeoutMs) {
+  const call = async (name, args) => {
+    try {
+      const r = await client.callTool({ name, arguments: args }, undefined, { timeout: timeoutMs });
+      if (r.isError) return { error: { code: r._meta?.error?.code, message: r.content?.[0]?.text ?? '' } };
+      return r.structuredContent ?? JSON.parse(r.content[0].text);
+    } catch (err) {
+      if (err instanceof McpError) return { error: { code: err.code, message: err.message } };
+      throw err;
+    }
+  };
+  const must = async (name, args) => {
+    const r = await call(name, args);
+    assert.ok(!r.error, `${name}: ${JSON.stringify(r.error)}`);
+    return r;
+  };
+  return { call, must };
+}
+
 function textOf(result) {
   return (result.content ?? []).filter((c) => c.type === 'text').map((c) => c.text).join('\n');
 }

@@ -1,11 +1,7 @@
 package cadquery
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"path/filepath"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -16,73 +12,6 @@ import (
 // The registry checks arguments against the input schema before Call; the
 // checks here hold for a direct call too, and add what a schema cannot say
 // (files that exist in the workspace, names unique, dimensions that fit).
-
-// decodeArgs decodes a tool's arguments into v, a pointer to its argument
-// struct, refusing fields v does not have.
-func decodeArgs(raw json.RawMessage, v any) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	err := dec.Decode(v)
-	if err == nil {
-		return nil
-	}
-	var typeErr *json.UnmarshalTypeError
-	if errors.As(err, &typeErr) {
-		return protocol.Invalid("argument %s must be %s, not a JSON %s", typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
-	}
-	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return protocol.Invalid("unknown argument %s; the arguments are %s", name, strings.Join(argNames(reflect.TypeOf(v), ""), ", "))
-	}
-	return protocol.Invalid("the arguments must be one JSON object: %v", err)
-}
-
-// jsonKind names a Go type as the JSON an agent would write.
-func jsonKind(t reflect.Type) string {
-	switch t.Kind() {
-	case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int64:
-		return "a number"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Slice, reflect.Array:
-		return "an array"
-	default:
-		return "an object"
-	}
-}
-
-// argNames lists the JSON names of a struct's fields, nested ones as
-// "parts[].name", since a decode error does not say where a field was.
-func argNames(t reflect.Type, prefix string) []string {
-	for t.Kind() == reflect.Pointer || t.Kind() == reflect.Slice {
-		if t.Kind() == reflect.Slice {
-			prefix += "[]"
-		}
-		t = t.Elem()
-	}
-	if t.Kind() != reflect.Struct {
-		return nil
-	}
-	var names []string
-	for f := range t.Fields() {
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" || name == "-" {
-			continue
-		}
-		full := name
-		if prefix != "" {
-			full = prefix + "." + name
-		}
-		names = append(names, full)
-		names = append(names, argNames(f.Type, full)...)
-	}
-	return names
-}
 
 // outputName checks a tool's output_path: a plain file name, written in
 // the call's own folder, ending in one of exts (the first is added to a

@@ -92,7 +92,7 @@ type interference struct {
 
 func (a *Adapter) createAssembly(ctx context.Context, raw json.RawMessage) (*adapters.Result, error) {
 	var in assemblyArgs
-	if err := decodeArgs(raw, &in); err != nil {
+	if err := adapters.DecodeArguments(raw, &in); err != nil {
 		return nil, err
 	}
 	if len(in.Parts) == 0 || len(in.Parts) > maxParts {

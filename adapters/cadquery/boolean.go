@@ -59,7 +59,7 @@ type booleanResult struct {
 
 func (a *Adapter) booleanOperation(ctx context.Context, raw json.RawMessage) (*adapters.Result, error) {
 	var in booleanArgs
-	if err := decodeArgs(raw, &in); err != nil {
+	if err := adapters.DecodeArguments(raw, &in); err != nil {
 		return nil, err
 	}
 	if !slices.Contains(booleanOperations, in.Operation) {

@@ -89,7 +89,7 @@ type exportResult struct {
 
 func (a *Adapter) exportGeometry(ctx context.Context, raw json.RawMessage) (*adapters.Result, error) {
 	var in exportArgs
-	if err := decodeArgs(raw, &in); err != nil {
+	if err := adapters.DecodeArguments(raw, &in); err != nil {
 		return nil, err
 	}
 	format, err := findFormat(in.OutputFormat)

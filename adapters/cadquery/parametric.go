@@ -59,7 +59,7 @@ type parametricResult struct {
 
 func (a *Adapter) createParametric(ctx context.Context, raw json.RawMessage) (*adapters.Result, error) {
 	var in parametricArgs
-	if err := decodeArgs(raw, &in); err != nil {
+	if err := adapters.DecodeArguments(raw, &in); err != nil {
 		return nil, err
 	}
 	s, err := findShape(in.ShapeType)

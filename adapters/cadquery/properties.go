@@ -53,7 +53,7 @@ type propertiesResult struct {
 
 func (a *Adapter) getProperties(ctx context.Context, raw json.RawMessage) (*adapters.Result, error) {
 	var in propertiesArgs
-	if err := decodeArgs(raw, &in); err != nil {
+	if err := adapters.DecodeArguments(raw, &in); err != nil {
 		return nil, err
 	}
 	file, err := a.inputFile("input_file", in.InputFile)

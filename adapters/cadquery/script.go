@@ -81,7 +81,7 @@ type scriptResult struct {
 
 func (a *Adapter) executeScript(ctx context.Context, raw json.RawMessage) (*adapters.Result, error) {
 	var in scriptArgs
-	if err := decodeArgs(raw, &in); err != nil {
+	if err := adapters.DecodeArguments(raw, &in); err != nil {
 		return nil, err
 	}
 	switch {

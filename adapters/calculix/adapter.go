@@ -6,7 +6,6 @@
 package calculix
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -104,20 +103,6 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 	}
 }
 
-// decode reads a tool's arguments strictly: an unknown field is an error
-// naming it.
-func decode(args json.RawMessage, v any) error {
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return protocol.Invalid("arguments: %v", err)
-	}
-	return nil
-}
-
 // needsSolver lists the tools that run ccx.
 var needsSolver = map[string]bool{ToolRunFEA: true, ToolRunThermal: true}
 
@@ -149,61 +134,61 @@ func (a *Adapter) dispatch(ctx context.Context, toolID string, args json.RawMess
 	switch toolID {
 	case ToolRunFEA:
 		var req FEARequest
-		if err := decode(args, &req); err != nil {
+		if err := adapters.DecodeArguments(args, &req); err != nil {
 			return nil, nil, err
 		}
 		return a.runFEA(ctx, req)
 	case ToolRunThermal:
 		var req ThermalRequest
-		if err := decode(args, &req); err != nil {
+		if err := adapters.DecodeArguments(args, &req); err != nil {
 			return nil, nil, err
 		}
 		return a.runThermal(ctx, req)
 	case ToolValidateMesh:
 		var req ValidateRequest
-		if err := decode(args, &req); err != nil {
+		if err := adapters.DecodeArguments(args, &req); err != nil {
 			return nil, nil, err
 		}
 		out, err := a.validateMesh(req)
 		return out, nil, err
 	case ToolExtractResults:
 		var req ExtractRequest
-		if err := decode(args, &req); err != nil {
+		if err := adapters.DecodeArguments(args, &req); err != nil {
 			return nil, nil, err
 		}
 		out, err := a.extractResults(req)
 		return out, nil, err
 	case ToolCrossCheckBeam:
 		var req BeamRequest
-		if err := decode(args, &req); err != nil {
+		if err := adapters.DecodeArguments(args, &req); err != nil {
 			return nil, nil, err
 		}
 		out, err := crossCheckBeam(req)
 		return out, nil, err
 	case ToolCrossCheckFreq:
 		var req FrequencyRequest
-		if err := decode(args, &req); err != nil {
+		if err := adapters.DecodeArguments(args, &req); err != nil {
 			return nil, nil, err
 		}
 		out, err := crossCheckFrequency(req)
 		return out, nil, err
 	case ToolCrossCheckThermal:
 		var req ThermalCheckRequest
-		if err := decode(args, &req); err != nil {
+		if err := adapters.DecodeArguments(args, &req); err != nil {
 			return nil, nil, err
 		}
 		out, err := crossCheckThermal(req)
 		return out, nil, err
 	case ToolCheckConvergence:
 		var req ConvergenceRequest
-		if err := decode(args, &req); err != nil {
+		if err := adapters.DecodeArguments(args, &req); err != nil {
 			return nil, nil, err
 		}
 		out, err := checkConvergence(req)
 		return out, nil, err
 	case ToolComputeJointLoads:
 		var req JointLoadsRequest
-		if err := decode(args, &req); err != nil {
+		if err := adapters.DecodeArguments(args, &req); err != nil {
 			return nil, nil, err
 		}
 		out, err := computeJointLoads(req)

@@ -3,6 +3,7 @@ package gmsh
 import (
 	"encoding/json"
 	"errors"
+	"github.com/metaforge/metaforge/adapters"
 	"io/fs"
 	"path/filepath"
 
@@ -14,7 +15,7 @@ import (
 // beside a mesh, without its triangles, and without running gmsh.
 func (a *Adapter) listNamedFaces(args json.RawMessage) (*FacesResult, error) {
 	var req ListRequest
-	if err := decodeArgs(ToolListNamedFaces, args, &req); err != nil {
+	if err := adapters.DecodeArguments(args, &req); err != nil {
 		return nil, err
 	}
 	meshPath, err := a.ws.Resolve("mesh_file", req.MeshFile)

@@ -1,8 +1,6 @@
 package gmsh
 
 import (
-	"bytes"
-	"encoding/json"
 	"regexp"
 	"strings"
 
@@ -35,20 +33,6 @@ type meshJob struct {
 	size       float64
 	sizeMin    float64 // 0: gmsh's own
 	outputName string
-}
-
-// decodeArgs reads args into v, refusing unknown fields: the registry checks
-// the schema, but a direct call must not pass a misspelt option silently.
-func decodeArgs(toolID string, args json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return protocol.Invalid("arguments do not match the %s input schema: %v", toolID, err)
-	}
-	if dec.More() {
-		return protocol.Invalid("arguments hold more than one JSON value")
-	}
-	return nil
 }
 
 // plainName is a file name with no directory part that does not start

@@ -3,6 +3,7 @@ package gmsh
 import (
 	"context"
 	"encoding/json"
+	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/vec3"
 	"os"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 // all went well, writes the deck and its face table into the call's folder.
 func (a *Adapter) generateMesh(ctx context.Context, args json.RawMessage) (*MeshResult, error) {
 	var req MeshRequest
-	if err := decodeArgs(ToolGenerateMesh, args, &req); err != nil {
+	if err := adapters.DecodeArguments(args, &req); err != nil {
 		return nil, err
 	}
 	j, err := a.prepare(req)

@@ -7,7 +7,6 @@
 package kicad
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -127,18 +126,4 @@ func (a *Adapter) Health(ctx context.Context) (adapters.HealthStatus, error) {
 		return adapters.HealthStatus{}, protocol.Unavailable("%s did not answer whether it can import pcbnew: %v", a.python(), err)
 	}
 	return a.calls.Healthy(AdapterID, version+" (KiCad "+v+")", len(a.Manifests())), nil
-}
-
-// decodeArgs reads args into v, refusing unknown fields: the registry checks
-// the schema, but a direct call must not pass a misspelt option silently.
-func decodeArgs(toolID string, args json.RawMessage, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return protocol.Invalid("arguments do not match the %s input schema: %v", toolID, err)
-	}
-	if dec.More() {
-		return protocol.Invalid("arguments hold more than one JSON value")
-	}
-	return nil
 }

@@ -2,6 +2,7 @@ package kicad
 
 import (
 	"encoding/json"
+	"github.com/metaforge/metaforge/adapters"
 	"sort"
 	"strings"
 )
@@ -40,7 +41,7 @@ const fieldsSource = "Reference, value and footprint are per placement (the root
 
 func (a *Adapter) exportBOM(args json.RawMessage) (*BOMResult, error) {
 	var req BOMRequest
-	if err := decodeArgs(ToolExportBOM, args, &req); err != nil {
+	if err := adapters.DecodeArguments(args, &req); err != nil {
 		return nil, err
 	}
 	sch, err := a.resolveDesign("schematic_file", req.SchematicFile, schematicKind)

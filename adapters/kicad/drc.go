@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/metaforge/metaforge/adapters"
 	"os"
 	"regexp"
 	"strconv"
@@ -63,7 +64,7 @@ type Item struct {
 
 func (a *Adapter) runDRC(ctx context.Context, args json.RawMessage) (*DRCResult, error) {
 	var req DRCRequest
-	if err := decodeArgs(ToolRunDRC, args, &req); err != nil {
+	if err := adapters.DecodeArguments(args, &req); err != nil {
 		return nil, err
 	}
 	board, err := a.resolveDesign("board_file", req.BoardFile, boardKind)

@@ -3,6 +3,7 @@ package kicad
 import (
 	"context"
 	"encoding/json"
+	"github.com/metaforge/metaforge/adapters"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -35,7 +36,7 @@ const kicadCLI = "kicad-cli"
 // KiCad's name, so without kicad-cli the tool is unavailable.
 func (a *Adapter) runERC(ctx context.Context, args json.RawMessage) (*ERCResult, error) {
 	var req ERCRequest
-	if err := decodeArgs(ToolRunERC, args, &req); err != nil {
+	if err := adapters.DecodeArguments(args, &req); err != nil {
 		return nil, err
 	}
 	sch, err := a.resolveDesign("schematic_file", req.SchematicFile, schematicKind)

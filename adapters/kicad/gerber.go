@@ -3,6 +3,7 @@ package kicad
 import (
 	"context"
 	"encoding/json"
+	"github.com/metaforge/metaforge/adapters"
 	"os"
 	"strings"
 
@@ -42,7 +43,7 @@ type DrillFile struct {
 
 func (a *Adapter) exportGerber(ctx context.Context, args json.RawMessage) (*GerberResult, error) {
 	var req GerberRequest
-	if err := decodeArgs(ToolExportGerber, args, &req); err != nil {
+	if err := adapters.DecodeArguments(args, &req); err != nil {
 		return nil, err
 	}
 	for _, l := range req.Layers {

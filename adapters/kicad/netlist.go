@@ -3,6 +3,7 @@ package kicad
 import (
 	"context"
 	"encoding/json"
+	"github.com/metaforge/metaforge/adapters"
 
 	"github.com/metaforge/metaforge/protocol"
 )
@@ -34,7 +35,7 @@ type NetlistResult struct {
 
 func (a *Adapter) exportNetlist(ctx context.Context, args json.RawMessage) (*NetlistResult, error) {
 	var req NetlistRequest
-	if err := decodeArgs(ToolExportNetlist, args, &req); err != nil {
+	if err := adapters.DecodeArguments(args, &req); err != nil {
 		return nil, err
 	}
 	switch req.Format {

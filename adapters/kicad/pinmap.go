@@ -3,6 +3,7 @@ package kicad
 import (
 	"context"
 	"encoding/json"
+	"github.com/metaforge/metaforge/adapters"
 	"sort"
 	"strings"
 
@@ -37,7 +38,7 @@ const maxSuggestions = 12
 
 func (a *Adapter) pinMapping(ctx context.Context, args json.RawMessage) (*PinMappingResult, error) {
 	var req PinMappingRequest
-	if err := decodeArgs(ToolGetPinMapping, args, &req); err != nil {
+	if err := adapters.DecodeArguments(args, &req); err != nil {
 		return nil, err
 	}
 	if strings.TrimSpace(req.Reference) == "" {
