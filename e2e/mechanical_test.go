@@ -85,7 +85,7 @@ type rpcFailure struct {
 // with the tolerance the issue gives.
 func TestMechanicalReferenceCasesThroughMCP(t *testing.T) {
 	ports := freePorts(t, 3)
-	srv := serve(t, ports[0], ports[1], ports[2])
+	serve(t, ports[0], ports[1], ports[2])
 	mcpURL := fmt.Sprintf("http://127.0.0.1:%d/mcp", ports[2])
 
 	began := time.Now()
@@ -98,7 +98,6 @@ func TestMechanicalReferenceCasesThroughMCP(t *testing.T) {
 	if err := json.Unmarshal([]byte(nodeStdoutLine(t, node)), &o); err != nil {
 		t.Fatal(err)
 	}
-	_ = srv
 
 	if len(o.MissingTools) > 0 {
 		t.Errorf("tools/list lacks %v", o.MissingTools)
