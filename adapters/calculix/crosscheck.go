@@ -5,15 +5,12 @@ import (
 	"math"
 	"sort"
 
+	"github.com/metaforge/metaforge/adapters/beam"
 	"github.com/metaforge/metaforge/protocol"
 )
 
 // The hand calculations FEA results are checked against: each one
 // textbook case, compared within a tolerance.
-
-// beta1L is the first root of cos(x) cosh(x) = -1, the clamped-free beam's
-// first bending mode.
-const beta1L = 1.8751040687119611
 
 // Comparison is one quantity, by hand and by FEA.
 type Comparison struct {
@@ -100,16 +97,15 @@ func crossCheckBeam(req BeamRequest) (*CrossCheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, h, L, F := req.WidthMM, req.HeightMM, req.LengthMM, req.LoadN
-	I := b * h * h * h / 12
-	E := mat.YoungsModulusGPa * gpaToMPa
+	c := beam.Cantilever{Section: beam.Rect{Width: req.WidthMM, Height: req.HeightMM}, LengthMM: req.LengthMM,
+		YoungsModulusMPa: mat.YoungsModulusGPa * gpaToMPa}
 	r := &CrossCheckResult{
 		Method:       "Euler-Bernoulli cantilever, tip load, rectangular section (height in the load direction)",
 		Formula:      "sigma = M c / I = 6 F L / (b h^2); delta = F L^3 / (3 E I), I = b h^3 / 12",
 		TolerancePct: tol,
 	}
-	r.compare("max_bending_stress", "MPa", F*L*(h/2)/I, req.FEAMaxStressMPa)
-	r.compare("tip_deflection", "mm", F*L*L*L/(3*E*I), req.FEATipDeflectionMM)
+	r.compare("max_bending_stress", "MPa", c.MaxBendingStress(req.LoadN), req.FEAMaxStressMPa)
+	r.compare("tip_deflection", "mm", c.TipDeflection(req.LoadN), req.FEATipDeflectionMM)
 	r.finish()
 	return r, nil
 }
@@ -137,10 +133,9 @@ func crossCheckFrequency(req FrequencyRequest) (*CrossCheckResult, error) {
 	if err != nil {
 		return nil, err
 	}
-	b, h, L := req.WidthMM, req.HeightMM, req.LengthMM
-	EI := mat.YoungsModulusGPa * gpaToMPa * b * h * h * h / 12
-	rhoA := mat.DensityKgM3 * kgM3ToTonneMM3 * b * h
-	f1 := beta1L * beta1L / (2 * math.Pi * L * L) * math.Sqrt(EI/rhoA)
+	c := beam.Cantilever{Section: beam.Rect{Width: req.WidthMM, Height: req.HeightMM}, LengthMM: req.LengthMM,
+		YoungsModulusMPa: mat.YoungsModulusGPa * gpaToMPa}
+	f1 := c.FirstFrequencyHz(mat.DensityKgM3)
 	r := &CrossCheckResult{
 		Method:       "Euler-Bernoulli clamped-free beam, first bending mode (height in the bending direction)",
 		Formula:      "f1 = (beta1 L)^2 / (2 pi L^2) sqrt(E I / (rho A)), beta1 L = 1.8751",

@@ -134,6 +134,7 @@ func TestReferenceCantileverModal(t *testing.T) {
 	}
 	EI := 210000 * 10 * math.Pow(10, 3) / 12
 	rhoA := 7850e-12 * 100
+	const beta1L = 1.8751040687119611 // first root of cos(x) cosh(x) = -1
 	want := beta1L * beta1L / (2 * math.Pi * 100 * 100) * math.Sqrt(EI/rhoA)
 	t.Logf("f1 %.2f Hz (Euler-Bernoulli %.2f Hz), modes %v", r.FrequenciesHz[0], want, r.FrequenciesHz)
 	if len(r.FrequenciesHz) != 4 || math.Abs(r.FrequenciesHz[0]-want)/want > 0.03 {
