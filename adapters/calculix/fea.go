@@ -192,11 +192,7 @@ func (a *Adapter) runFEA(ctx context.Context, req FEARequest) (*FEAResult, []str
 	if req.NumModes == 0 {
 		req.NumModes = 6
 	}
-	meshPath, err := a.ws.Resolve("mesh_file", req.MeshFile)
-	if err != nil {
-		return nil, nil, err
-	}
-	md, err := a.models.load(meshPath)
+	meshPath, md, err := a.openMesh(req.MeshFile)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -53,3 +53,14 @@ func (c *modelCache) load(path string) (*model, error) {
 	}
 	return md, nil
 }
+
+// openMesh confines mesh_file to the workspace's roots and loads it (from
+// the cache when it has not changed).
+func (a *Adapter) openMesh(meshFile string) (string, *model, error) {
+	meshPath, err := a.ws.Resolve("mesh_file", meshFile)
+	if err != nil {
+		return "", nil, err
+	}
+	md, err := a.models.load(meshPath)
+	return meshPath, md, err
+}

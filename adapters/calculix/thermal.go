@@ -60,11 +60,7 @@ func (a *Adapter) runThermal(ctx context.Context, req ThermalRequest) (*ThermalR
 	if err != nil {
 		return nil, nil, err
 	}
-	meshPath, err := a.ws.Resolve("mesh_file", req.MeshFile)
-	if err != nil {
-		return nil, nil, err
-	}
-	md, err := a.models.load(meshPath)
+	meshPath, md, err := a.openMesh(req.MeshFile)
 	if err != nil {
 		return nil, nil, err
 	}
