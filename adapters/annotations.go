@@ -17,6 +17,10 @@ type Annotations struct {
 	// approvals, promotions, change approvals): it is always held, and an
 	// answer that identifies nobody (an elicitation) cannot approve it.
 	HumanAuthority bool
+	// ApprovedElsewhere marks a write whose authorisation is a separate,
+	// recorded approval (a flow version's), so the call itself is not
+	// held: holding it too would ask a person twice for one decision.
+	ApprovedElsewhere bool
 }
 
 // Given is the annotation in force on a server whose twin mutation flag is
@@ -93,6 +97,7 @@ var annotationTable = map[string]Annotations{
 	"twin.record_decision":            {},
 	"twin.record_document":            {},
 	"twin.record_engineering_entity":  {},
+	"twin.approve_engineering_entity": {HumanAuthority: true, Idempotent: true},
 	"twin.record_claim":               {},
 	"twin.thread_for":                 {ReadOnly: true, Idempotent: true},
 	"twin.what_verifies":              {ReadOnly: true, Idempotent: true},
@@ -115,6 +120,23 @@ var annotationTable = map[string]Annotations{
 	"fixture.timeout":    {ReadOnly: true, Idempotent: true},
 	"fixture.write":      {},
 	"fixture.sign_off":   {HumanAuthority: true},
+	// Design flows. A version's approval is the one authorisation of its
+	// proposal and its runs; a patch records who approved it.
+	"flow.list":              {ReadOnly: true, Idempotent: true},
+	"flow.compile_intent":    {ReadOnly: true, Idempotent: true},
+	"flow.capabilities":      {ReadOnly: true, Idempotent: true},
+	"flow.status":            {ReadOnly: true, Idempotent: true},
+	"flow.lifecycle":         {ReadOnly: true, Idempotent: true},
+	"flow.verify_completion": {ReadOnly: true, Idempotent: true},
+	"flow.await_gate":        {ReadOnly: true, Idempotent: true},
+	"flow.propose":           {Idempotent: true, ApprovedElsewhere: true},
+	"flow.start_run":         {Idempotent: true, ApprovedElsewhere: true},
+	"run.start_design_flow":  {Idempotent: true, ApprovedElsewhere: true},
+	"run.get_status":         {ReadOnly: true, Idempotent: true},
+	"flow.patch":             {HumanAuthority: true, Idempotent: true},
+	"phase.list_tasks":       {ReadOnly: true, Idempotent: true},
+	"phase.claim":            {Idempotent: true},
+	"phase.submit":           {Idempotent: true},
 }
 
 // AnnotationsFor returns a tool's declared annotations, and whether anyone

@@ -18,7 +18,12 @@ func constraintViolationsTool() tool {
 		Description: "Check every requirement in the project's current constraint sets (the head revision of each) against what is recorded, " +
 			"and list the ones violated. A requirement is checked against evidence with the same metric (ignoring case; spaces and hyphens " +
 			"read as underscores) and a value with a unit, converted to the requirement's unit — evidence that names the requirements it " +
-			"verifies counts only for that constraint set — and against the current component selections with a spec of that name. " +
+			"verifies counts only for that constraint set — against the current component selections with a spec of that name, and " +
+			"against the committed geometry: the head revision of each cad_model (twin.commit_geometry) gives envelope_x/y/z (or " +
+			"length/width/height) from properties.bounding_box in mm, mass from mass_kg (or volume_mm3 and a known material), volume " +
+			"from volume_mm3, surface_area from surface_area_mm2, wall_thickness/min_wall_thickness/thickness from " +
+			"min_wall_thickness_mm, wall_thickness_mm or thickness_mm, and yield_strength and youngs_modulus from its material in the " +
+			"materials table; a head revision is never stale. " +
 			"Each row's status is pass, fail, stale (the only values describe an older revision of what they were pinned to) or no_data " +
 			"(nothing to check it against, or the requirement is not typed; missing says what is needed). No data is not a pass: " +
 			"all_pass is true only when every requirement passed. When several current values exist, any failing one fails the requirement " +
@@ -110,9 +115,10 @@ func numberOf(v any) (float64, bool) {
 
 // heldValue is one recorded value held against one requirement.
 type heldValue struct {
-	kind    string // evidence | component_selection
+	kind    string // evidence | component_selection | cad_model
 	nodeID  string
-	ref     string // the selection's KEY@n
+	ref     string // the selection's or cad_model's KEY@n
+	from    string // where on a cad_model the value came from
 	spec    specReading
 	given   string
 	sat     bool
@@ -128,6 +134,7 @@ type violationInputs struct {
 	b          *Backend
 	evidence   []twin.Node
 	selections []twin.Node
+	cadModels  []twin.Node // the head revision of each cad_model item
 	fresh      map[string]freshness
 	verifies   map[string]map[string]bool // evidence id -> item keys (or node ids) it verifies
 }
@@ -228,6 +235,8 @@ func (rc *violationInputs) readings(r setRequirement) ([]heldValue, []string, er
 		}
 		out = append(out, heldValue{kind: "component_selection", nodeID: s.ID, ref: s.Ref(), spec: sr, given: sr.given})
 	}
+	cad, cadNotes := rc.cadReadings(r)
+	out, notes = append(out, cad...), append(notes, cadNotes...)
 	for i := range out {
 		out[i].sat, out[i].margin, out[i].pct = judge(r.constraint, out[i].spec.value)
 	}
@@ -298,19 +307,25 @@ func (rc *violationInputs) requirementStatus(r setRequirement) (map[string]any, 
 		if rd.given != "" {
 			src["as_recorded"] = rd.given
 		}
+		if rd.from != "" {
+			src["property"] = rd.from
+		}
 		row["source"] = src
 	}
 	switch {
 	case len(current) > 0:
-		evidence, selections := []string{}, []string{}
+		evidence, selections, cadModels := []string{}, []string{}, []string{}
 		for _, rd := range current {
-			if rd.kind == "evidence" {
+			switch rd.kind {
+			case "evidence":
 				evidence = append(evidence, rd.nodeID)
-			} else {
+			case "cad_model":
+				cadModels = append(cadModels, rd.ref)
+			default:
 				selections = append(selections, rd.ref)
 			}
 		}
-		row["evidence"], row["selections"] = evidence, selections
+		row["evidence"], row["selections"], row["cad_models"] = evidence, selections, cadModels
 		w := decidingValue(current)
 		show(w)
 		row["status"] = "pass"
@@ -324,8 +339,11 @@ func (rc *violationInputs) requirementStatus(r setRequirement) (map[string]any, 
 			"rerun it against the current revision and record the evidence again"
 	default:
 		row["status"] = "no_data"
-		row["missing"] = append([]string{fmt.Sprintf("evidence with metric %s and a value in %s (or a component selection with a %s spec)",
-			r.Metric, r.Unit, r.Metric)}, notes...)
+		alt := fmt.Sprintf("a component selection with a %s spec", r.Metric)
+		if hint := cadHint(r.Metric); hint != "" {
+			alt += ", or " + hint
+		}
+		row["missing"] = append([]string{fmt.Sprintf("evidence with metric %s and a value in %s (or %s)", r.Metric, r.Unit, alt)}, notes...)
 	}
 	if len(notes) > 0 && row["status"] != "no_data" {
 		row["not_compared"] = notes
@@ -357,7 +375,11 @@ func requirementsReport(ctx context.Context, b *Backend, p twin.Project) (map[st
 	if err != nil {
 		return nil, err
 	}
-	rc := &violationInputs{ctx: ctx, b: b, evidence: evidence, selections: selections, fresh: map[string]freshness{},
+	cadModels, err := headRevisions(ctx, b, p.ID, "cad_model")
+	if err != nil {
+		return nil, err
+	}
+	rc := &violationInputs{ctx: ctx, b: b, evidence: evidence, selections: selections, cadModels: cadModels, fresh: map[string]freshness{},
 		verifies: map[string]map[string]bool{}}
 	rows, violations := []map[string]any{}, []map[string]any{}
 	counts := map[string]int{"pass": 0, "fail": 0, "no_data": 0, "stale": 0}

@@ -638,7 +638,7 @@ func findByProperty(ctx context.Context, b *Backend, raw json.RawMessage) (any, 
 // recordTypes are the node types that are records, not revisions: what an
 // untyped property search looks through besides the items.
 func recordTypes() []string {
-	return append([]string{"evidence", "claim"}, recordEntities...)
+	return append([]string{"evidence", "claim", approvalNodeType}, recordEntities...)
 }
 
 // propMatches looks a property up (a dotted path reaches into nested
