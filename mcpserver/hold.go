@@ -78,12 +78,13 @@ type ruling struct {
 // the client is shown: a tool that is not read-only (or nobody classified)
 // is a write. A remote or untrusted caller's write is held; a local one
 // only when its client can be asked, when --hold-local-writes says so, or
-// when the tool records who decided.
+// when the tool records who decided. A write authorised by an approval
+// recorded elsewhere (a flow version's) is not held again.
 func (s *Server) rule(req *mcp.CallToolRequest, in workflows.ToolCallInput) ruling {
 	ann, _ := adapters.AnnotationsFor(in.ToolID)
 	ann = ann.Given(s.opts.AllowTwinMutations)
 	r := ruling{ann: ann}
-	if ann.ReadOnly {
+	if ann.ReadOnly || ann.ApprovedElsewhere {
 		return r
 	}
 	canElicit := s.canElicit(req)

@@ -12,6 +12,13 @@ import (
 	"github.com/metaforge/metaforge/protocol"
 )
 
+// Routes are more REST routes (under /v1/, behind the auth) and pages (the
+// static pages that call them, served to anyone) on the server's port.
+type Routes interface {
+	Register(api *http.ServeMux)
+	Pages() []string
+}
+
 // HTTPHandler serves MCP Streamable HTTP on /mcp, the roll-up health on
 // /healthz, and, when holds can be decided here, the approvals queue
 // (/v1/approvals and the /approvals page). Bodies are screened like stdio
@@ -25,12 +32,18 @@ func (s *Server) HTTPHandler() http.Handler {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", s.opts.Auth.Middleware(s.trackStreams(s.screenHTTP(streamable))))
 	mux.HandleFunc("GET /healthz", s.serveHealthz)
+	api := http.NewServeMux()
 	if s.holds.Decider != nil {
-		api := http.NewServeMux()
 		approvals.Handler{Queue: s.holds.Decider, Identify: Identify, Logger: s.opts.Logger}.Register(api)
-		mux.Handle("/v1/", s.opts.Auth.Middleware(api))
 		mux.Handle("GET /approvals", api)
 	}
+	for _, r := range s.opts.Routes {
+		r.Register(api)
+		for _, page := range r.Pages() {
+			mux.Handle("GET "+page, api)
+		}
+	}
+	mux.Handle("/v1/", s.opts.Auth.Middleware(api))
 	return mux
 }
 

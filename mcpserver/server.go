@@ -31,6 +31,8 @@ type Options struct {
 	SessionID string
 	Version   string
 	Logger    *slog.Logger
+	// Routes are REST routes and pages served beside /mcp (the runs).
+	Routes []Routes
 	// AllowTwinMutations is --allow-twin-mutations: twin.query_cypher may
 	// write, and is annotated as a write.
 	AllowTwinMutations bool

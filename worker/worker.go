@@ -4,6 +4,8 @@
 package worker
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/metaforge/metaforge/activities"
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/workflows"
 )
 
@@ -68,6 +71,7 @@ func ParseQueues(spec string, reg *adapters.Registry) ([]string, error) {
 // workflow on "metaforge", InvokeTool on each "adapter-<id>".
 func StartWorkers(c client.Client, reg *adapters.Registry, queues []string, logger *slog.Logger) (*Workers, error) {
 	tools := &activities.Tools{Registry: reg}
+	designFlows := &activities.DesignFlows{Facts: factsReader(reg), Registry: reg}
 	w := &Workers{queues: queues}
 	for _, q := range queues {
 		wk := sdkworker.New(c, q, sdkworker.Options{
@@ -76,6 +80,10 @@ func StartWorkers(c client.Client, reg *adapters.Registry, queues []string, logg
 		})
 		if q == workflows.TaskQueue {
 			wk.RegisterWorkflowWithOptions(workflows.ToolCall, workflow.RegisterOptions{Name: "ToolCall"})
+			wk.RegisterWorkflowWithOptions(workflows.DesignFlow, workflow.RegisterOptions{Name: "DesignFlow"})
+			wk.RegisterActivityWithOptions(designFlows.EvaluateGate, activity.RegisterOptions{Name: workflows.EvaluateGateActivity})
+			wk.RegisterActivityWithOptions(designFlows.VerifyCompletion, activity.RegisterOptions{Name: workflows.VerifyCompletionActivity})
+			wk.RegisterActivityWithOptions(designFlows.PrepareStepCall, activity.RegisterOptions{Name: workflows.PrepareStepCallActivity})
 		} else {
 			wk.RegisterActivityWithOptions(tools.InvokeTool, activity.RegisterOptions{Name: workflows.InvokeToolActivity})
 		}
@@ -87,6 +95,23 @@ func StartWorkers(c client.Client, reg *adapters.Registry, queues []string, logg
 	}
 	logger.Info("workers started", "queues", strings.Join(queues, ","))
 	return w, nil
+}
+
+// factsReader is the served adapter that reads the twin for gates (the
+// twin's own tools); without one, a gate's judgement fails and says so.
+func factsReader(reg *adapters.Registry) activities.FactsReader {
+	for _, a := range reg.Adapters() {
+		if f, ok := a.(activities.FactsReader); ok {
+			return f
+		}
+	}
+	return noTwin{}
+}
+
+type noTwin struct{}
+
+func (noTwin) FlowFacts(context.Context, string) (flows.Facts, error) {
+	return flows.Facts{}, errors.New("this worker serves no twin, so a gate cannot be judged: run it with the twin's tools registered")
 }
 
 // Stop stops every worker, letting in-flight activities finish up to the

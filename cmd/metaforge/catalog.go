@@ -12,6 +12,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/calculix"
 	"github.com/metaforge/metaforge/adapters/call"
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
+	"github.com/metaforge/metaforge/adapters/flow"
 	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/kicad"
@@ -19,13 +20,14 @@ import (
 	"github.com/metaforge/metaforge/adapters/remote"
 	"github.com/metaforge/metaforge/adapters/spice"
 	"github.com/metaforge/metaforge/adapters/workspace"
+	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/worker"
 )
 
 // catalog is the registry of every adapter this binary serves, and the
 // health checker over it. Solver adapters write into per-call folders under
 // dataDir and read only from there and METAFORGE_ALLOWED_ROOTS.
-func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, dataDir string) (*adapters.Registry, *health.Checker, error) {
+func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, dataDir string, rs *runs.Service) (*adapters.Registry, *health.Checker, error) {
 	ws := workspace.New(dataDir, filepath.SplitList(os.Getenv("METAFORGE_ALLOWED_ROOTS"))...)
 	sp, err := spiceAdapter(ctx, ws)
 	if err != nil {
@@ -54,6 +56,8 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, d
 		call.New(worker.CallLookup{Client: t.Client}),
 		&health.Adapter{Checker: checker},
 	}
+	rs.Registry = reg
+	all = append(all, flow.New(&flow.Service{Engine: rs, Store: tw.Store, Facts: tw, Catalog: reg})...)
 	for _, a := range append(all, digitaltwin.New(tw)...) {
 		if err := reg.Register(a); err != nil {
 			return nil, nil, err

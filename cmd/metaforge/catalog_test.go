@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/worker"
 )
 
@@ -18,7 +19,7 @@ func TestEveryServedToolIsClassified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, _, err := catalog(context.Background(), &worker.Temporal{}, tw, t.TempDir())
+	reg, _, err := catalog(context.Background(), &worker.Temporal{}, tw, t.TempDir(), &runs.Service{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/approvals"
 	"github.com/metaforge/metaforge/mcpserver"
+	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/worker"
 )
 
@@ -24,6 +25,7 @@ type runtime struct {
 	registry *adapters.Registry
 	health   *health.Checker
 	workers  *worker.Workers
+	runs     *runs.Service
 }
 
 // startRuntime connects to (or embeds) Temporal, builds the catalogue, and
@@ -38,8 +40,8 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 		_ = tw.Store.Close(ctx)
 		return nil, err
 	}
-	rt := &runtime{temporal: t, twin: tw}
-	rt.registry, rt.health, err = catalog(ctx, t, tw, rtOpts.dataDir)
+	rt := &runtime{temporal: t, twin: tw, runs: &runs.Service{Client: t.Client, Namespace: t.Namespace}}
+	rt.registry, rt.health, err = catalog(ctx, t, tw, rtOpts.dataDir, rt.runs)
 	if err != nil {
 		rt.stop()
 		return nil, err
@@ -98,6 +100,8 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 		AllowTwinMutations: rt.twin.AllowMutations,
 		Version:            version,
 		Logger:             logger,
+		Routes: []mcpserver.Routes{runs.Handler{Runs: rt.runs, Identify: mcpserver.Identify, Logger: logger,
+			TemporalUI: rt.temporal.UIAddress}},
 	})
 }
 

@@ -1,0 +1,76 @@
+package activities
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/flows"
+	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/workflows"
+)
+
+// FactsReader reads what a gate is judged against from the twin.
+type FactsReader interface {
+	FlowFacts(ctx context.Context, projectID string) (flows.Facts, error)
+}
+
+// DesignFlows are the DesignFlow workflow's activities: judging a gate and
+// the completion verdict against the twin, and preparing the tool calls a
+// phase's steps make.
+type DesignFlows struct {
+	Facts    FactsReader
+	Registry *adapters.Registry
+}
+
+// EvaluateGate judges a phase's gate against what the twin holds now.
+func (d *DesignFlows) EvaluateGate(ctx context.Context, req workflows.EvaluateGateRequest) (flows.GateResult, error) {
+	facts, err := d.Facts.FlowFacts(ctx, req.ProjectID)
+	if err != nil {
+		return flows.GateResult{}, fmt.Errorf("read the twin for gate %s: %w", req.Phase.Gate.Name, err)
+	}
+	return flows.Evaluate(req.Phase, facts), nil
+}
+
+// VerifyCompletion is the run's verdict: COMPLETED_VERIFIED only when the
+// project has requirements and every one passes with current evidence.
+func (d *DesignFlows) VerifyCompletion(ctx context.Context, req workflows.VerifyCompletionRequest) (workflows.Verdict, error) {
+	facts, err := d.Facts.FlowFacts(ctx, req.ProjectID)
+	if err != nil {
+		return workflows.Verdict{}, fmt.Errorf("read the twin for the completion verdict: %w", err)
+	}
+	return Verdict(facts), nil
+}
+
+// Verdict is the run's verdict from the twin's facts (flows.Completion).
+func Verdict(facts flows.Facts) workflows.Verdict {
+	verdict, blocking := flows.Completion(facts)
+	return workflows.Verdict{Verdict: verdict, Requirements: facts.Requirements, Blocking: blocking}
+}
+
+// PrepareStepCall resolves a step's tool and checks its arguments against
+// the tool's schema, giving the ToolCall workflow's input. A tool that does
+// not exist or arguments that do not fit are final.
+func (d *DesignFlows) PrepareStepCall(ctx context.Context, req workflows.PrepareStepCallRequest) (workflows.ToolCallInput, error) {
+	m, _, ok := d.Registry.Tool(req.ToolID)
+	if !ok {
+		return workflows.ToolCallInput{}, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("the flow names tool %s, which this server does not serve", req.ToolID), protocol.ToolUnavailable.Name(), nil)
+	}
+	if err := d.Registry.ValidateArguments(req.ToolID, req.Arguments); err != nil {
+		details := err.Error()
+		var perr *protocol.Error
+		if errors.As(err, &perr) {
+			details = perr.Details
+		}
+		return workflows.ToolCallInput{}, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("%s: %s", req.ToolID, details), protocol.InvalidParams.Name(), nil)
+	}
+	return workflows.ToolCallInput{
+		CallID: req.CallID, ToolID: req.ToolID, AdapterID: m.AdapterID, Arguments: req.Arguments,
+		TimeoutSeconds: m.TimeoutSeconds, Idempotent: m.Idempotent, Retries: m.Retries, Caller: workflows.StepCaller,
+	}, nil
+}

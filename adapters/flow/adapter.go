@@ -1,0 +1,150 @@
+// Package flow serves the design-flow tools (spec 003 "design_flow" and
+// "run" rows): flow.*, phase.* and run.*. It knows nothing of Temporal: a
+// run is reached through an Engine, which the server backs with the
+// DesignFlow workflow; flow versions and their approvals live in the twin.
+package flow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/flows"
+	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/twin"
+	"github.com/metaforge/metaforge/workflows"
+)
+
+// Engine runs design flows. Its errors that a person must act on wrap
+// ErrRefused, so they reach the client as a refusal with the reason.
+type Engine interface {
+	StartRun(ctx context.Context, in workflows.DesignFlowInput) error
+	RunState(ctx context.Context, runID string) (workflows.RunState, error)
+	ListRuns(ctx context.Context, projectID string) ([]workflows.RunState, error)
+	Claim(ctx context.Context, runID string, c workflows.ClaimRequest) (workflows.PhaseBrief, error)
+	Submit(ctx context.Context, runID string, s workflows.Submission) (workflows.RunState, error)
+	EvaluateGate(ctx context.Context, runID string) (workflows.GateState, error)
+	Patch(ctx context.Context, runID string, p workflows.PatchRequest) (workflows.RunState, error)
+	// HoldForApproval puts a human-authority tool call (id callID) in the
+	// approvals queue for an identified person and returns its approval
+	// id. Holding the same call again finds the first.
+	HoldForApproval(ctx context.Context, toolID string, args json.RawMessage, projectID, summary, callID string) (string, error)
+}
+
+// ErrRefused marks an engine error that is the request's fault (a gate
+// not waiting, a phase claimed by someone else): the client gets the
+// reason as a refusal, not a server failure.
+var ErrRefused = errors.New("refused")
+
+// ErrNoRun is a run id nobody started.
+var ErrNoRun = errors.New("no such run")
+
+// FactsReader reads what a gate is judged against.
+type FactsReader interface {
+	FlowFacts(ctx context.Context, projectID string) (flows.Facts, error)
+}
+
+// Catalog lists the tools the server serves and their health, for
+// flow.capabilities.
+type Catalog interface {
+	Manifests() []adapters.Manifest
+}
+
+// Service is what every flow tool needs.
+type Service struct {
+	Engine  Engine
+	Store   twin.Store
+	Facts   FactsReader
+	Catalog Catalog
+}
+
+type handler func(ctx context.Context, s *Service, args json.RawMessage) (any, error)
+
+type tool struct {
+	m adapters.Manifest
+	h handler
+}
+
+// family is one adapter id's tools: flow, phase, run.
+type family struct {
+	id    string
+	s     *Service
+	tools []tool
+}
+
+// New returns the flow, phase and run adapters over a service.
+func New(s *Service) []adapters.Adapter {
+	return []adapters.Adapter{
+		&family{id: "flow", s: s, tools: flowTools()},
+		&family{id: "phase", s: s, tools: phaseTools()},
+		&family{id: "run", s: s, tools: runTools()},
+	}
+}
+
+func (f *family) ID() string      { return f.id }
+func (f *family) Version() string { return "0.1.0" }
+
+func (f *family) Manifests() []adapters.Manifest {
+	out := make([]adapters.Manifest, 0, len(f.tools))
+	for _, t := range f.tools {
+		m := t.m
+		m.AdapterID = f.id
+		out = append(out, m)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ToolID < out[j].ToolID })
+	return out
+}
+
+func (f *family) Call(ctx context.Context, toolID string, args json.RawMessage) (*adapters.Result, error) {
+	for _, t := range f.tools {
+		if t.m.ToolID == toolID {
+			data, err := t.h(ctx, f.s, args)
+			if err != nil {
+				return nil, classify(err)
+			}
+			raw, err := json.Marshal(data)
+			if err != nil {
+				return nil, err
+			}
+			return &adapters.Result{Data: raw}, nil
+		}
+	}
+	return nil, protocol.Refusal("%s is not a tool of adapter %s", toolID, f.id)
+}
+
+func (f *family) Health(ctx context.Context) (adapters.HealthStatus, error) {
+	if f.s.Engine == nil {
+		return adapters.HealthStatus{}, protocol.Unavailable("no flow engine: design flows need Temporal, which this server is not connected to")
+	}
+	return adapters.HealthStatus{AdapterID: f.id, Status: "healthy", Version: f.Version(), ToolsAvailable: len(f.tools)}, nil
+}
+
+// classify turns an engine's refusal into the client's refusal.
+func classify(err error) error {
+	var perr *protocol.Error
+	switch {
+	case errors.As(err, &perr):
+		return err
+	case errors.Is(err, ErrRefused), errors.Is(err, ErrNoRun), errors.Is(err, twin.ErrNotFound):
+		return protocol.Refusal("%s", strings.TrimSuffix(err.Error(), ": "+ErrRefused.Error()))
+	}
+	return err
+}
+
+// decode reads a tool's arguments strictly.
+func decode(raw json.RawMessage, into any) error {
+	return adapters.DecodeArguments(raw, into)
+}
+
+// schema builds an input schema from its properties.
+func schema(required []string, props string) json.RawMessage {
+	req, _ := json.Marshal(required)
+	if required == nil {
+		req = []byte("[]")
+	}
+	return json.RawMessage(fmt.Sprintf(`{"type":"object","additionalProperties":false,"required":%s,"properties":{%s}}`, req, props))
+}

@@ -1,0 +1,330 @@
+package flow
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/flows"
+	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/workflows"
+)
+
+const runIDProp = `"run_id":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"the run's id, from flow.start_run"}`
+
+func flowTools() []tool {
+	return []tool{
+		{adapters.Manifest{ToolID: "flow.list", Name: "List design flows", Capability: "design_flow",
+			Description: "Every launchable design flow (hardware_v1, mech_v1, design_v1) with its phases, gates, required deliverables, " +
+				"each gate's criteria, and whether it passes the invariants every flow keeps (listed too). Reads only.",
+			InputSchema: schema(nil, ""), Idempotent: true, TimeoutSeconds: 10}, listFlows},
+		{adapters.Manifest{ToolID: "flow.compile_intent", Name: "Compile an intent", Capability: "design_flow",
+			Description: "Turn a goal into the structured intent: goal versus immediate request, categorised constraints, measurable " +
+				"success criteria (metric, operator, limit, unit), loads, material, manufacturing route, and unknowns marked blocking. " +
+				"Deterministic; stores nothing.",
+			InputSchema: schema([]string{"goal"}, intentProps), Idempotent: true, TimeoutSeconds: 10}, compileIntent},
+		{adapters.Manifest{ToolID: "flow.propose", Name: "Propose a flow version", Capability: "design_flow",
+			Description: "Tailor a template to a goal and hold the result for a person: records a flow version in the project and puts " +
+				"its approval in the approvals queue, where an identified person approves it (the /approvals page, POST /v1/approvals/{id}/decision, " +
+				"or metaforge approve ID). Returns the changes, flow_version_id and approval_id; starts no run. When the goal leaves the " +
+				"manufacturing route, target maturity or loads unknown, returns status needs_input with the questions and records nothing.",
+			InputSchema: schema([]string{"project_id", "flow", "goal"}, `"project_id":{"type":"string","minLength":1},
+"flow":{"type":"string","enum":["hardware_v1","mech_v1","design_v1"]},`+intentProps),
+			Idempotent: true, TimeoutSeconds: 30}, propose},
+		{adapters.Manifest{ToolID: "flow.start_run", Name: "Start a design-flow run", Capability: "design_flow",
+			Description: "Start a run of a flow version a person approved (refused, with who to ask, until then). The run is a durable " +
+				"DesignFlow workflow: each phase waits for the connected client (phase.list_tasks, phase.claim, phase.submit) unless the " +
+				"run's inputs feed its steps (inputs.load_cases: one calculix.run_fea per case, {name, arguments, valid_against}, each " +
+				"result recorded as evidence); each gate is judged against the twin and decided by a person. Returns run_id.",
+			InputSchema: schema([]string{"flow_version_id"}, startRunProps), Idempotent: true, TimeoutSeconds: 30}, startRun},
+		{adapters.Manifest{ToolID: "flow.status", Name: "Run status", Capability: "design_flow",
+			Description: "Phase-by-phase state of one run: each phase's status, claimant, submission and steps; each gate's criteria " +
+				"results, decision and the decisions it allows now. Reads only.",
+			InputSchema: schema([]string{"run_id"}, runIDProp), Idempotent: true, TimeoutSeconds: 15}, status},
+		{adapters.Manifest{ToolID: "flow.await_gate", Name: "Wait for a gate", Capability: "design_flow",
+			Description: "Wait up to wait_seconds for the run's next gate, judge it against what the twin holds now, and return its " +
+				"criteria, the decisions it allows (approve only when nothing fails or lacks data without an approved waiver) and where an " +
+				"identified person decides it (REST, CLI, the /runs page). Returns at once if the run is at a gate or has ended.",
+			InputSchema: schema([]string{"run_id"}, runIDProp+`,
+"wait_seconds":{"type":"integer","minimum":0,"maximum":600,"default":60}`), Idempotent: true, TimeoutSeconds: 700}, awaitGate},
+		{adapters.Manifest{ToolID: "flow.verify_completion", Name: "Verify completion", Capability: "design_flow",
+			Description: "The completion verdict of a run's project: COMPLETED_VERIFIED only when every requirement passes with current " +
+				"evidence; otherwise COMPLETED_UNVERIFIED with the requirements that block it. Reads only.",
+			InputSchema: schema([]string{"run_id"}, runIDProp), Idempotent: true, TimeoutSeconds: 30}, verifyCompletion},
+		{adapters.Manifest{ToolID: "flow.lifecycle", Name: "Run lifecycle", Capability: "design_flow",
+			Description: "Per phase: execution state, whether it can be claimed now, its gate's last judgement; the requirements with " +
+				"their live status (stale evidence shown as stale), the capability gaps, and the completion verdict. Reads only.",
+			InputSchema: schema([]string{"run_id"}, runIDProp), Idempotent: true, TimeoutSeconds: 30}, lifecycle},
+		{adapters.Manifest{ToolID: "flow.capabilities", Name: "Flow capabilities", Capability: "design_flow",
+			Description: "Per phase of a flow: the tools it needs, which this server serves and which it does not, as a gap register " +
+				"with severities (a phase with no served tool is high) and workarounds. Reads only.",
+			InputSchema: schema([]string{"flow"}, `"flow":{"type":"string","enum":["hardware_v1","mech_v1","design_v1"]}`),
+			Idempotent:  true, TimeoutSeconds: 10}, capabilities},
+		{adapters.Manifest{ToolID: "flow.patch", Name: "Patch a running flow", Capability: "design_flow",
+			Description: "Change a running flow at its waiting gate: a phase's brief, deliverables, gate criteria or gate window. Always held " +
+				"for an identified person; once approved the run continues as new on the patched flow and re-runs only what the patch " +
+				"touches (a phase already run is run again; a change to the current or a later phase re-judges the current gate).",
+			InputSchema: schema([]string{"run_id", "patch"}, runIDProp+`,
+"patch":{"type":"object","additionalProperties":false,"required":["phase","reason"],"properties":{
+  "phase":{"type":"string","minLength":1},
+  "brief":{"type":"string"},
+  "add_deliverables":{"type":"array","items":{"type":"string","minLength":1}},
+  "add_criteria":{"type":"array","items":{"type":"string","minLength":1}},
+  "remove_criteria":{"type":"array","items":{"type":"string","minLength":1}},
+  "gate_window_seconds":{"type":"integer","minimum":60},
+  "reason":{"type":"string","minLength":1}}}`), Idempotent: true, TimeoutSeconds: 30}, patchRun},
+	}
+}
+
+const intentProps = `"goal":{"type":"string","minLength":3,"maxLength":4000,"description":"what the design is for, in a sentence or two"},
+"request":{"type":"string","maxLength":4000,"description":"what is asked for right now, when it differs from the goal"},
+"manufacturing_context":{"type":"string","maxLength":1000,"description":"the manufacturing route: cnc_milling, sheet_metal, 3d_printing, pcb_assembly..."},
+"target_maturity":{"type":"string","maxLength":200,"description":"concept, prototype, production"},
+"loads_and_use":{"type":"string","maxLength":2000,"description":"loads, environment and use, when the goal does not say"},
+"budget":{"type":"string","maxLength":500}`
+
+const startRunProps = `"flow_version_id":{"type":"string","minLength":1},
+"inputs":{"type":"object","additionalProperties":false,"properties":{
+  "load_cases":{"type":"array","minItems":1,"maxItems":20,"items":{"type":"object","additionalProperties":false,"required":["arguments","valid_against"],"properties":{
+    "name":{"type":"string"},
+    "arguments":{"type":"object","description":"calculix.run_fea arguments"},
+    "valid_against":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"the revisions the result is computed against (KEY@n)"}}}}}}`
+
+func listFlows(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
+	if err := decode(raw, &struct{}{}); err != nil {
+		return nil, err
+	}
+	var out []map[string]any
+	for _, f := range flows.Templates() {
+		row := map[string]any{"flow": f, "invariants_pass": true}
+		if err := flows.Check(f); err != nil {
+			row["invariants_pass"], row["invariant_errors"] = false, err.Error()
+		}
+		out = append(out, row)
+	}
+	return map[string]any{"flows": out, "invariants": flows.Invariants()}, nil
+}
+
+type intentArgs struct {
+	Goal                 string `json:"goal"`
+	Request              string `json:"request"`
+	ManufacturingContext string `json:"manufacturing_context"`
+	TargetMaturity       string `json:"target_maturity"`
+	LoadsAndUse          string `json:"loads_and_use"`
+	Budget               string `json:"budget"`
+}
+
+func (a intentArgs) input() flows.IntentInput {
+	return flows.IntentInput{Goal: a.Goal, Request: a.Request, ManufacturingContext: a.ManufacturingContext,
+		TargetMaturity: a.TargetMaturity, LoadsAndUse: a.LoadsAndUse, Budget: a.Budget}
+}
+
+func compileIntent(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
+	var a intentArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	return flows.CompileIntentWith(a.input()), nil
+}
+
+// approvalCallID is the id of the held call asking for a version's
+// approval: derived from the version, so it can be named again later.
+func approvalCallID(versionID string) string {
+	sum := sha256.Sum256([]byte("approve-flow-version/" + versionID))
+	return hex.EncodeToString(sum[:8])
+}
+
+func propose(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
+	var a struct {
+		ProjectID string `json:"project_id"`
+		Flow      string `json:"flow"`
+		intentArgs
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	if _, err := s.Store.GetProject(ctx, a.ProjectID); err != nil {
+		return nil, protocol.Refusal("project %q does not exist: project.list names them", a.ProjectID)
+	}
+	template, err := flows.Template(a.Flow)
+	if err != nil {
+		return nil, protocol.Invalid("%v", err)
+	}
+	intent := flows.CompileIntentWith(a.input())
+	if qs := flows.Questions(intent); len(qs) > 0 {
+		return map[string]any{"status": "needs_input", "questions": qs, "intent": intent,
+			"detail": "answer these (pass manufacturing_context, target_maturity or loads_and_use) and propose again; nothing was recorded"}, nil
+	}
+	tailored, changes := flows.Tailor(template, intent)
+	if err := flows.Check(tailored); err != nil {
+		return nil, fmt.Errorf("the tailored flow breaks an invariant (a defect in the template): %w", err)
+	}
+	n, err := recordVersion(ctx, s, a.ProjectID, a.Goal, tailored, intent, changes)
+	if err != nil {
+		return nil, err
+	}
+	args, _ := json.Marshal(map[string]any{"project_id": a.ProjectID, "node_id": n.ID,
+		"comment": fmt.Sprintf("approve flow version %s (%s) to be run", n.ID, tailored.ID)})
+	summary := fmt.Sprintf("Approve design flow %s for %q: %d phases, %d changes from the template", tailored.ID, clip(a.Goal, 200),
+		len(tailored.Phases), len(changes))
+	approvalID, err := s.Engine.HoldForApproval(ctx, ApproveTool, args, a.ProjectID, summary, approvalCallID(n.ID))
+	if err != nil {
+		return nil, fmt.Errorf("the version %s is recorded but its approval could not be queued: %w", n.ID, err)
+	}
+	return map[string]any{"status": "proposed", "flow_version_id": n.ID, "approval_id": approvalID, "flow": tailored,
+		"changes": changes, "intent": intent,
+		"next": "an identified person approves " + approvalID + " (the /approvals page, POST /v1/approvals/" + approvalID +
+			"/decision, or metaforge approve " + approvalID + "); then flow.start_run with flow_version_id " + n.ID}, nil
+}
+
+type startArgs struct {
+	FlowVersionID string                     `json:"flow_version_id"`
+	Inputs        map[string]json.RawMessage `json:"inputs"`
+}
+
+func startRun(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
+	var a startArgs
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	return start(ctx, s, a)
+}
+
+// start starts a run of an approved version. The run id is the starting
+// call's id, so a retried call finds the run it started.
+func start(ctx context.Context, s *Service, a startArgs) (any, error) {
+	v, err := loadVersion(ctx, s, a.FlowVersionID)
+	if err != nil {
+		return nil, err
+	}
+	if v.ApprovedBy == "" {
+		id := approvalCallID(v.ID)
+		return nil, protocol.Refusal("flow version %s has not been approved: an identified person approves %s first "+
+			"(the /approvals page, POST /v1/approvals/%s/decision, or metaforge approve %s)", v.ID, id, id, id)
+	}
+	ci := adapters.CallInfoFrom(ctx)
+	runID := ci.CallID
+	if runID == "" {
+		return nil, errors.New("a run is started by a tool call, which names it")
+	}
+	in := workflows.DesignFlowInput{RunID: runID, ProjectID: v.ProjectID, Goal: v.Goal, FlowVersionID: v.ID, Flow: v.Flow,
+		StartedBy: claimant(ci), Inputs: a.Inputs}
+	if err := s.Engine.StartRun(ctx, in); err != nil {
+		return nil, err
+	}
+	return map[string]any{"run_id": runID, "workflow_id": workflows.DesignFlowWorkflowID(runID), "project_id": v.ProjectID,
+		"flow": v.Flow.ID, "flow_version_id": v.ID, "approved_by": v.ApprovedBy, "first_phase": v.Flow.Phases[0].Name,
+		"next": "phase.list_tasks, then phase.claim with this run_id"}, nil
+}
+
+func status(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
+	var a struct {
+		RunID string `json:"run_id"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	return s.Engine.RunState(ctx, a.RunID)
+}
+
+func awaitGate(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
+	var a struct {
+		RunID       string `json:"run_id"`
+		WaitSeconds *int   `json:"wait_seconds"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	wait := 60
+	if a.WaitSeconds != nil {
+		wait = *a.WaitSeconds
+	}
+	st, err := waitForGate(ctx, s.Engine, a.RunID, wait)
+	if err != nil {
+		return nil, err
+	}
+	if st.Status != workflows.RunAtGate {
+		return map[string]any{"run_id": a.RunID, "at_gate": false, "status": st.Status, "phase": st.Phase,
+			"detail": fmt.Sprintf("no gate is waiting after %ds: the run is %s", wait, st.Status)}, nil
+	}
+	gate, err := s.Engine.EvaluateGate(ctx, a.RunID)
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"run_id": a.RunID, "at_gate": true, "phase": st.Phase, "gate": gate, "allowed": gate.Allowed,
+		"decide": decideHow(a.RunID, gate.Name)}, nil
+}
+
+// decideHow tells where an identified person decides a gate.
+func decideHow(runID, gate string) map[string]string {
+	return map[string]string{
+		"rest": fmt.Sprintf("POST /v1/runs/%s/gates/%s/decision {\"decision\": \"approve\"|\"reject\"|\"rework\", \"rework_to\": PHASE, \"approver\": NAME}", runID, gate),
+		"cli":  fmt.Sprintf("metaforge run decide %s --approve|--reject|--rework-to PHASE", runID),
+		"page": "/runs",
+	}
+}
+
+func verifyCompletion(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
+	var a struct {
+		RunID string `json:"run_id"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	st, err := s.Engine.RunState(ctx, a.RunID)
+	if err != nil {
+		return nil, err
+	}
+	facts, err := s.Facts.FlowFacts(ctx, st.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	verdict, blocking := flows.Completion(facts)
+	return map[string]any{"run_id": a.RunID, "project_id": st.ProjectID, "verdict": verdict, "blocking": blocking,
+		"requirements": facts.Requirements}, nil
+}
+
+func patchRun(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
+	var a struct {
+		RunID string      `json:"run_id"`
+		Patch flows.Patch `json:"patch"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	ci := adapters.CallInfoFrom(ctx)
+	if ci.ApprovedBy == "" {
+		return nil, protocol.Refusal("a patch applies only once an identified person approved it; flow.patch is always held for one")
+	}
+	st, err := s.Engine.Patch(ctx, a.RunID, workflows.PatchRequest{Patch: a.Patch, ApprovedBy: ci.ApprovedBy})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"run_id": a.RunID, "applied": true, "approved_by": ci.ApprovedBy, "at_phase": st.Phase,
+		"detail": "the run continues as new on the patched flow"}, nil
+}
+
+// claimant names who is doing a phase: the MCP session, else the caller.
+func claimant(ci adapters.CallInfo) string {
+	if ci.SessionID != "" {
+		return "session:" + ci.SessionID
+	}
+	if ci.Caller != "" {
+		return ci.Caller
+	}
+	return "client"
+}
+
+// phaseNames lists a flow's phases.
+func phaseNames(f flows.Flow) string {
+	var out []string
+	for _, p := range f.Phases {
+		out = append(out, p.Name)
+	}
+	return strings.Join(out, ", ")
+}

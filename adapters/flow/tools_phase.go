@@ -1,0 +1,128 @@
+package flow
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/twin"
+	"github.com/metaforge/metaforge/workflows"
+)
+
+func phaseTools() []tool {
+	return []tool{
+		{adapters.Manifest{ToolID: "phase.list_tasks", Name: "List phase tasks", Capability: "design_flow",
+			Description: "Phases of running design flows waiting for a client (or claimed and not yet submitted), optionally in one " +
+				"project: run_id, phase, status, claimant and what the phase must deliver. Reads only.",
+			InputSchema: schema(nil, `"project_id":{"type":"string","minLength":1}`), Idempotent: true, TimeoutSeconds: 30}, listTasks},
+		{adapters.Manifest{ToolID: "phase.claim", Name: "Claim a phase", Capability: "design_flow",
+			Description: "Take the phase a run is waiting on and get its brief: what to do, which tools to use, what it must deliver " +
+				"(twin node types) and what its gate checks. Claiming again from the same session returns the brief again.",
+			InputSchema: schema([]string{"run_id"}, runIDProp+`,
+"phase":{"type":"string","minLength":1,"description":"the phase expected; refused if the run is elsewhere"}`), Idempotent: true, TimeoutSeconds: 30}, claim},
+		{adapters.Manifest{ToolID: "phase.submit", Name: "Submit a phase", Capability: "design_flow",
+			Description: "Hand a claimed phase back with a summary and the twin ids recorded in it; the run then judges the phase's " +
+				"gate against the twin and waits for a person's decision. Every recorded id must be a node of the run's project.",
+			InputSchema: schema([]string{"run_id", "phase", "summary"}, runIDProp+`,
+"phase":{"type":"string","minLength":1},
+"summary":{"type":"string","minLength":1,"maxLength":20000},
+"recorded_ids":{"type":"array","maxItems":200,"items":{"type":"string","minLength":1}}`), Idempotent: true, TimeoutSeconds: 30}, submit},
+	}
+}
+
+func listTasks(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
+	var a struct {
+		ProjectID string `json:"project_id"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	runs, err := s.Engine.ListRuns(ctx, a.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	tasks := []map[string]any{}
+	for _, r := range runs {
+		if r.PhaseIndex >= len(r.Phases) {
+			continue
+		}
+		ps := r.Phases[r.PhaseIndex]
+		if ps.Status != workflows.PhaseWaitingForClient && ps.Status != workflows.PhaseClaimed {
+			continue
+		}
+		t := map[string]any{"task_id": r.RunID + ":" + ps.Name, "run_id": r.RunID, "project_id": r.ProjectID, "flow": r.FlowID,
+			"phase": ps.Name, "status": ps.Status, "attempt": ps.Attempt, "goal": r.Goal}
+		if ps.ClaimedBy != "" {
+			t["claimed_by"] = ps.ClaimedBy
+		}
+		tasks = append(tasks, t)
+	}
+	return map[string]any{"tasks": tasks, "count": len(tasks)}, nil
+}
+
+func claim(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
+	var a struct {
+		RunID string `json:"run_id"`
+		Phase string `json:"phase"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	return s.Engine.Claim(ctx, a.RunID, workflows.ClaimRequest{Phase: a.Phase, ClaimedBy: claimant(adapters.CallInfoFrom(ctx))})
+}
+
+func submit(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
+	var a struct {
+		RunID       string   `json:"run_id"`
+		Phase       string   `json:"phase"`
+		Summary     string   `json:"summary"`
+		RecordedIDs []string `json:"recorded_ids"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	st, err := s.Engine.RunState(ctx, a.RunID)
+	if err != nil {
+		return nil, err
+	}
+	for _, id := range a.RecordedIDs {
+		n, err := s.Store.GetNode(ctx, id)
+		if errors.Is(err, twin.ErrNotFound) || (err == nil && n.ProjectID != st.ProjectID) {
+			return nil, protocol.Refusal("recorded_ids: %q is not a node of project %s; name the node ids the twin tools returned", id, st.ProjectID)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	after, err := s.Engine.Submit(ctx, a.RunID, workflows.Submission{Phase: a.Phase, Summary: a.Summary, RecordedIDs: a.RecordedIDs,
+		SubmittedBy: claimant(adapters.CallInfoFrom(ctx))})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"run_id": a.RunID, "phase": a.Phase, "submitted": true, "status": after.Status,
+		"next": "the gate is judged against the twin; flow.await_gate returns its criteria and who decides it"}, nil
+}
+
+// waitForGate polls a run until it is at a gate or has ended, up to wait.
+func waitForGate(ctx context.Context, e Engine, runID string, waitSeconds int) (workflows.RunState, error) {
+	deadline := time.Now().Add(time.Duration(waitSeconds) * time.Second)
+	for {
+		st, err := e.RunState(ctx, runID)
+		if err != nil {
+			return st, err
+		}
+		ended := st.Status == workflows.RunRejected || st.Status == workflows.RunCompletedVerified || st.Status == workflows.RunCompletedUnverified
+		if st.Status == workflows.RunAtGate || ended || !time.Now().Before(deadline) {
+			return st, nil
+		}
+		select {
+		case <-ctx.Done():
+			return st, fmt.Errorf("stopped waiting for run %s's gate: %w", runID, ctx.Err())
+		case <-time.After(250 * time.Millisecond):
+		}
+	}
+}

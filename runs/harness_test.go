@@ -1,0 +1,230 @@
+package runs_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
+	"go.temporal.io/api/temporalproto"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/digitaltwin"
+	"github.com/metaforge/metaforge/adapters/flow"
+	"github.com/metaforge/metaforge/approvals"
+	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/runs"
+	"github.com/metaforge/metaforge/twin"
+	"github.com/metaforge/metaforge/worker"
+	"github.com/metaforge/metaforge/worker/workertest"
+	"github.com/metaforge/metaforge/workflows"
+)
+
+var record = flag.Bool("record", false, "write the runs' histories to ../workflows/testdata/designflow/ for the replay test")
+
+// harness is an embedded Temporal server, MetaForge's workers over an
+// in-memory twin and the flow tools, and the run service the REST routes
+// and the tools share.
+type harness struct {
+	t        *testing.T
+	ctx      context.Context
+	temporal *worker.Temporal
+	reg      *adapters.Registry
+	runs     *runs.Service
+	queue    approvals.Queue
+	project  string
+}
+
+func newHarness(t *testing.T) *harness {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	t.Cleanup(cancel)
+	tmp := workertest.StartTemporal(t)
+	mem := twin.NewMemoryStore()
+	blobs, err := twin.NewBlobStore(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	backend := &digitaltwin.Backend{Store: mem, Sessions: mem, Blobs: blobs}
+	reg := adapters.NewRegistry()
+	svc := &runs.Service{Client: tmp.Client, Namespace: tmp.Namespace, Registry: reg}
+	for _, a := range append(digitaltwin.New(backend), flow.New(&flow.Service{Engine: svc, Store: mem, Facts: backend, Catalog: reg})...) {
+		if err := reg.Register(a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	workertest.StartWorkers(t, tmp, reg)
+	h := &harness{t: t, ctx: ctx, temporal: tmp, reg: reg, runs: svc, queue: approvals.Queue{Client: tmp.Client, Namespace: tmp.Namespace}}
+	p := h.call("project.create", map[string]any{"name": "bracket-" + newID()})
+	h.project = p["project_id"].(string)
+	return h
+}
+
+func newID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// callErr runs a tool as a local client's call would reach its adapter, with
+// a fresh call id, and returns its data or its error.
+func (h *harness) callErr(tool string, args map[string]any) (map[string]any, error) {
+	h.t.Helper()
+	raw, _ := json.Marshal(args)
+	if err := h.reg.ValidateArguments(tool, raw); err != nil {
+		return nil, err
+	}
+	_, a, ok := h.reg.Tool(tool)
+	if !ok {
+		h.t.Fatalf("no tool %s", tool)
+	}
+	ctx := adapters.WithCallInfo(h.ctx, adapters.CallInfo{CallID: newID(), SessionID: "session-1", Caller: "local"})
+	res, err := a.Call(ctx, tool, raw)
+	if err != nil {
+		return nil, err
+	}
+	var out map[string]any
+	if err := json.Unmarshal(res.Data, &out); err != nil {
+		h.t.Fatalf("%s: %v", tool, err)
+	}
+	return out, nil
+}
+
+func (h *harness) call(tool string, args map[string]any) map[string]any {
+	h.t.Helper()
+	out, err := h.callErr(tool, args)
+	if err != nil {
+		h.t.Fatalf("%s: %v", tool, err)
+	}
+	return out
+}
+
+// refused checks a tool call is refused with a message containing want.
+func (h *harness) refused(tool string, args map[string]any, want string) {
+	h.t.Helper()
+	_, err := h.callErr(tool, args)
+	var perr *protocol.Error
+	if !errors.As(err, &perr) || !strings.Contains(err.Error(), want) {
+		h.t.Fatalf("%s: want a refusal containing %q, got %v", tool, want, err)
+	}
+}
+
+// approvedVersion proposes a flow for the bracket goal and has alice
+// approve it through the approvals queue.
+func (h *harness) approvedVersion(flowID string) string {
+	h.t.Helper()
+	p := h.call("flow.propose", map[string]any{"project_id": h.project, "flow": flowID,
+		"goal":                  "Design an aluminium 6061 wall bracket that carries 200 N at its tip with under 0.5 mm deflection and a safety factor of at least 2, within 120 x 40 x 30 mm",
+		"manufacturing_context": "cnc_milling", "target_maturity": "prototype", "loads_and_use": "200 N static tip load"})
+	if p["status"] != "proposed" {
+		h.t.Fatalf("propose: %v", p)
+	}
+	version, approval := p["flow_version_id"].(string), p["approval_id"].(string)
+	h.decideApproval(approval)
+	return version
+}
+
+func (h *harness) decideApproval(approvalID string) {
+	h.t.Helper()
+	if _, err := h.queue.Decide(h.ctx, approvalID, workflows.Decision{Outcome: workflows.OutcomeApproved, Approver: "alice",
+		Route: workflows.RouteDashboard}); err != nil {
+		h.t.Fatalf("approve %s: %v", approvalID, err)
+	}
+	var res workflows.ToolCallResult
+	if err := h.temporal.Client.GetWorkflow(h.ctx, workflows.CallWorkflowID(approvalID), "").Get(h.ctx, &res); err != nil {
+		h.t.Fatal(err)
+	}
+	if res.Status != workflows.StatusSuccess {
+		h.t.Fatalf("the approval call did not record the approval: %+v", res.Error)
+	}
+}
+
+// waitFor polls the run until its status is want.
+func (h *harness) waitFor(runID, want string) workflows.RunState {
+	h.t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		st, err := h.runs.RunState(h.ctx, runID)
+		if err == nil && st.Status == want {
+			return st
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("run %s: want status %s, have %s (%v)", runID, want, st.Status, err)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// doPhase claims the waiting phase, records what fn records, and submits it.
+func (h *harness) doPhase(runID, phase string, fn func() []string) workflows.RunState {
+	h.t.Helper()
+	h.waitFor(runID, workflows.RunWaitingForClient)
+	brief := h.call("phase.claim", map[string]any{"run_id": runID, "phase": phase})
+	if brief["phase"] != phase || brief["brief"] == "" {
+		h.t.Fatalf("claim %s: %v", phase, brief)
+	}
+	ids := fn()
+	if ids == nil {
+		ids = []string{}
+	}
+	h.call("phase.submit", map[string]any{"run_id": runID, "phase": phase, "summary": "did " + phase, "recorded_ids": ids})
+	return h.waitFor(runID, workflows.RunAtGate)
+}
+
+// decide sends a gate decision as the REST route and CLI do.
+func (h *harness) decide(runID string, d workflows.GateDecision) (workflows.RunState, error) {
+	if d.Decider == "" {
+		d.Decider = "alice"
+	}
+	d.Route = workflows.RouteDashboard
+	return h.runs.Decide(h.ctx, runID, d)
+}
+
+func (h *harness) approve(runID string) {
+	h.t.Helper()
+	if _, err := h.decide(runID, workflows.GateDecision{Decision: workflows.DecisionApprove}); err != nil {
+		h.t.Fatalf("approve the gate: %v", err)
+	}
+}
+
+// stepBase64 is a minimal STEP file: twin.commit_geometry checks its header.
+var stepBase64 = base64.StdEncoding.EncodeToString([]byte("ISO-10303-21;\nHEADER;\nENDSEC;\nDATA;\nENDSEC;\nEND-ISO-10303-21;\n"))
+
+// recordHistory writes the run's latest execution's history for the replay
+// test, when -record is given.
+func (h *harness) recordHistory(runID, file string) {
+	h.t.Helper()
+	if !*record {
+		return
+	}
+	var events []*historypb.HistoryEvent
+	it := h.temporal.Client.GetWorkflowHistory(h.ctx, workflows.DesignFlowWorkflowID(runID), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			h.t.Fatal(err)
+		}
+		events = append(events, ev)
+	}
+	b, err := temporalproto.CustomJSONMarshalOptions{Indent: "  "}.Marshal(&historypb.History{Events: events})
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	dir := filepath.Join("..", "workflows", "testdata", "designflow")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		h.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, file), append(b, '\n'), 0o644); err != nil {
+		h.t.Fatal(err)
+	}
+}

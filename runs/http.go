@@ -1,0 +1,146 @@
+package runs
+
+import (
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/metaforge/metaforge/adapters/flow"
+	"github.com/metaforge/metaforge/approvals"
+	"github.com/metaforge/metaforge/workflows"
+)
+
+// Handler serves the runs: GET /v1/runs, GET /v1/runs/{id}, POST
+// /v1/runs/{id}/gates/{gate}/decision, and the page at /runs.
+type Handler struct {
+	Runs     *Service
+	Identify approvals.Identity
+	Logger   *slog.Logger
+	// TemporalUI is the Temporal UI's base URL, for each run's link; ""
+	// when there is none.
+	TemporalUI string
+}
+
+// Register adds the routes to mux.
+func (h Handler) Register(mux *http.ServeMux) {
+	mux.HandleFunc("GET /v1/runs", h.list)
+	mux.HandleFunc("GET /v1/runs/{id}", h.get)
+	mux.HandleFunc("POST /v1/runs/{id}/gates/{gate}/decision", h.decide)
+	mux.HandleFunc("GET /runs", h.page)
+}
+
+// Pages is the page served beside the routes.
+func (h Handler) Pages() []string { return []string{"/runs"} }
+
+//go:embed page.html
+var pageHTML []byte
+
+func (h Handler) page(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	_, _ = w.Write(pageHTML)
+}
+
+// runView is a run as the REST routes show it: its state and its page in
+// the Temporal UI.
+type runView struct {
+	workflows.RunState
+	WorkflowID string `json:"workflow_id"`
+	TemporalUI string `json:"temporal_ui,omitempty"`
+}
+
+func (h Handler) view(st workflows.RunState) runView {
+	v := runView{RunState: st, WorkflowID: workflows.DesignFlowWorkflowID(st.RunID)}
+	if h.TemporalUI != "" {
+		v.TemporalUI = fmt.Sprintf("%s/namespaces/%s/workflows/%s", strings.TrimSuffix(h.TemporalUI, "/"), h.Runs.namespace(), v.WorkflowID)
+	}
+	return v
+}
+
+func (h Handler) list(w http.ResponseWriter, r *http.Request) {
+	list, err := h.Runs.ListRuns(r.Context(), r.URL.Query().Get("project"))
+	if err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return
+	}
+	views := []runView{}
+	for _, st := range list {
+		views = append(views, h.view(st))
+	}
+	writeBody(w, http.StatusOK, map[string]any{"runs": views, "count": len(views)})
+}
+
+func (h Handler) get(w http.ResponseWriter, r *http.Request) {
+	st, err := h.Runs.RunState(r.Context(), r.PathValue("id"))
+	if err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return
+	}
+	writeBody(w, http.StatusOK, h.view(st))
+}
+
+// DecisionRequest is the body of POST /v1/runs/{id}/gates/{gate}/decision.
+type DecisionRequest struct {
+	Decision string `json:"decision"` // approve, reject, rework
+	ReworkTo string `json:"rework_to,omitempty"`
+	Approver string `json:"approver,omitempty"`
+	Comment  string `json:"comment,omitempty"`
+}
+
+func (h Handler) decide(w http.ResponseWriter, r *http.Request) {
+	runID, gate := r.PathValue("id"), r.PathValue("gate")
+	var body DecisionRequest
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&body); err != nil {
+		writeError(w, http.StatusBadRequest, `the body must be JSON {"decision": "approve"|"reject"|"rework", "rework_to": "PHASE", "approver": "your name", "comment": "..."}: `+err.Error())
+		return
+	}
+	d := workflows.GateDecision{Gate: gate, Decision: strings.TrimSpace(body.Decision), ReworkTo: strings.TrimSpace(body.ReworkTo),
+		Comment: strings.TrimSpace(body.Comment), Decider: strings.TrimSpace(body.Approver), Route: workflows.RouteDashboard}
+	if h.Identify != nil {
+		if name, verified := h.Identify(r); verified {
+			d.Decider, d.DeciderVerified = name, true
+		}
+	}
+	if d.Decider == "" {
+		writeError(w, http.StatusBadRequest, `approver: say who is deciding ("approver": "your name"); a gate decision that names nobody is not recorded`)
+		return
+	}
+	st, err := h.Runs.Decide(r.Context(), runID, d)
+	if err != nil {
+		writeError(w, statusOf(err), err.Error())
+		return
+	}
+	if h.Logger != nil {
+		h.Logger.Info("gate_decided", "run_id", runID, "gate", gate, "decision", d.Decision, "decider", d.Decider,
+			"decider_verified", d.DeciderVerified)
+	}
+	writeBody(w, http.StatusOK, map[string]any{"run_id": runID, "gate": gate, "decision": d.Decision, "decider": d.Decider,
+		"decider_verified": d.DeciderVerified, "run": h.view(st)})
+}
+
+// statusOf maps a run error to its HTTP status.
+func statusOf(err error) int {
+	switch {
+	case errors.Is(err, flow.ErrNoRun):
+		return http.StatusNotFound
+	case errors.Is(err, flow.ErrRefused):
+		return http.StatusConflict
+	}
+	return http.StatusServiceUnavailable
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeBody(w, status, map[string]any{"error": msg})
+}
+
+func writeBody(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}

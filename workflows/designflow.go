@@ -1,0 +1,278 @@
+package workflows
+
+import (
+	"fmt"
+	"time"
+
+	"go.temporal.io/sdk/temporal"
+	"go.temporal.io/sdk/workflow"
+
+	"github.com/metaforge/metaforge/flows"
+)
+
+// designFlowChange versions the DesignFlow workflow's steps.
+const designFlowChange = "design-flow"
+
+// DesignFlow runs one gated design flow: its phases in order, each done by
+// the connected client (claim, submit) or by the steps the template names,
+// each closed by a gate whose criteria an activity judges against the twin
+// and which a person decides. A patch at a gate continues the run as new.
+func DesignFlow(ctx workflow.Context, in DesignFlowInput) (DesignFlowResult, error) {
+	workflow.GetVersion(ctx, designFlowChange, workflow.DefaultVersion, 1)
+	r := newRun(in)
+	if err := r.registerHandlers(ctx); err != nil {
+		return DesignFlowResult{}, err
+	}
+	for r.state.PhaseIndex < len(r.flow.Phases) {
+		i := r.state.PhaseIndex
+		if r.state.Phases[i].Status != PhaseAtGate {
+			if err := r.runPhase(ctx, i); err != nil {
+				return DesignFlowResult{}, err
+			}
+		}
+		next, err := r.runGate(ctx, i)
+		if err != nil {
+			return DesignFlowResult{}, err
+		}
+		switch {
+		case r.pendingPatch != nil:
+			return DesignFlowResult{}, r.continueWithPatch(ctx)
+		case r.state.Status == RunRejected:
+			return DesignFlowResult{State: r.state}, nil
+		}
+		r.moveTo(ctx, next)
+	}
+	if err := r.verify(ctx); err != nil {
+		return DesignFlowResult{}, err
+	}
+	return DesignFlowResult{State: r.state}, nil
+}
+
+// run is one DesignFlow execution's state.
+type run struct {
+	in           DesignFlowInput
+	flow         flows.Flow
+	state        RunState
+	decision     *GateDecision
+	pendingPatch *PatchRequest
+	patchResume  int
+	submitted    bool
+}
+
+func newRun(in DesignFlowInput) *run {
+	r := &run{in: in, flow: in.Flow}
+	if in.Resume != nil {
+		r.state = *in.Resume
+		return r
+	}
+	r.state = RunState{RunID: in.RunID, ProjectID: in.ProjectID, Goal: in.Goal, FlowID: in.Flow.ID,
+		FlowVersionID: in.FlowVersionID, Status: RunRunning}
+	for _, p := range in.Flow.Phases {
+		r.state.Phases = append(r.state.Phases, PhaseState{Name: p.Name, Status: PhasePending,
+			Gate: GateState{Name: p.Gate.Name, Status: GateNone, WindowSeconds: p.Gate.Window()}})
+	}
+	if len(r.state.Phases) > 0 {
+		r.state.Phase = r.state.Phases[0].Name
+	}
+	return r
+}
+
+// phaseIndex finds a phase by name; -1 when the flow has none.
+func (r *run) phaseIndex(name string) int {
+	for i, p := range r.flow.Phases {
+		if p.Name == name {
+			return i
+		}
+	}
+	return -1
+}
+
+// runPhase does phase i: the server's steps when the run has their input,
+// else the client's claim and submission.
+func (r *run) runPhase(ctx workflow.Context, i int) error {
+	p := r.flow.Phases[i]
+	ps := &r.state.Phases[i]
+	ps.Attempt++
+	ps.Submission, ps.ClaimedBy, ps.ClaimedAt, ps.Steps = nil, "", nil, nil
+	if err := r.setPhase(ctx, i, GateNone); err != nil {
+		return err
+	}
+	if steps, ok := r.stepInputs(p); ok {
+		ps.Status = PhaseRunningSteps
+		r.state.Status = RunRunningSteps
+		return r.runSteps(ctx, i, steps)
+	}
+	if len(p.Steps) > 0 {
+		ps.StepsSkipped = fmt.Sprintf("the run has no %s input, so the client does this phase", p.Steps[0].ForEach)
+	}
+	now := workflow.Now(ctx)
+	ps.Status, ps.ClaimableAt = PhaseWaitingForClient, &now
+	r.state.Status = RunWaitingForClient
+	r.submitted = false
+	if err := workflow.Await(ctx, func() bool { return r.submitted }); err != nil {
+		return err
+	}
+	r.state.Status = RunRunning
+	return nil
+}
+
+// runGate judges phase i's gate and waits for a person's decision, the
+// gate's window, or a patch. It returns the phase to go to next.
+func (r *run) runGate(ctx workflow.Context, i int) (int, error) {
+	p := r.flow.Phases[i]
+	ps := &r.state.Phases[i]
+	if ps.Status != PhaseAtGate || ps.Gate.Result == nil {
+		// A gate reached afresh, or re-judged after a patch: a new window.
+		ps.Status = PhaseAtGate
+		now := workflow.Now(ctx)
+		ps.Gate = GateState{Name: p.Gate.Name, Status: GateWaiting, WindowSeconds: p.Gate.Window(), WaitingSince: &now}
+		if err := r.evaluateGate(ctx, i); err != nil {
+			return 0, err
+		}
+	}
+	r.state.Status = RunAtGate
+	if err := r.setPhase(ctx, i, GateWaiting); err != nil {
+		return 0, err
+	}
+	r.decision = nil
+	window := time.Duration(ps.Gate.WindowSeconds)*time.Second - workflow.Now(ctx).Sub(*ps.Gate.WaitingSince)
+	if window < 0 {
+		window = 0
+	}
+	decided, err := workflow.AwaitWithOptions(ctx, workflow.AwaitOptions{Timeout: window,
+		TimerOptions: workflow.TimerOptions{Summary: fmt.Sprintf("gate %s decision window (%ds)", p.Gate.Name, ps.Gate.WindowSeconds)}},
+		func() bool { return r.decision != nil || r.pendingPatch != nil })
+	if err != nil {
+		return 0, err
+	}
+	if r.pendingPatch != nil {
+		return i, nil
+	}
+	ps.Gate.Allowed = nil
+	if !decided {
+		r.decision = &GateDecision{Gate: p.Gate.Name, Decision: DecisionReject, Decider: "metaforge", Route: "window",
+			Comment: fmt.Sprintf("nobody decided within the gate's %ds window", ps.Gate.WindowSeconds), DecidedAt: workflow.Now(ctx)}
+	}
+	d := *r.decision
+	ps.Gate.Decision = &d
+	switch d.Decision {
+	case DecisionApprove:
+		ps.Gate.Status, ps.Status = GateApproved, PhaseApproved
+		now := workflow.Now(ctx)
+		ps.CompletedAt = &now
+		return i + 1, r.setPhase(ctx, i, GateApproved)
+	case DecisionRework:
+		to := r.phaseIndex(d.ReworkTo)
+		for k := to; k <= i; k++ {
+			r.state.Phases[k].Status = PhaseReworked
+			r.state.Phases[k].Gate.Status = GateNone
+		}
+		return to, nil
+	default:
+		ps.Gate.Status, ps.Status = GateRejected, PhaseRejected
+		r.state.Status = RunRejected
+		r.state.Reason = fmt.Sprintf("gate %s rejected by %s", p.Gate.Name, d.Decider)
+		if d.Comment != "" {
+			r.state.Reason += ": " + d.Comment
+		}
+		return i, r.setPhase(ctx, i, GateRejected)
+	}
+}
+
+// evaluateGate runs the gate activity for phase i and keeps its judgement.
+func (r *run) evaluateGate(ctx workflow.Context, i int) error {
+	p := r.flow.Phases[i]
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 10 * time.Second, MaximumAttempts: 5},
+		Summary:             fmt.Sprintf("judge gate %s of phase %s against the twin", p.Gate.Name, p.Name),
+	})
+	var res flows.GateResult
+	if err := workflow.ExecuteActivity(actx, EvaluateGateActivity, EvaluateGateRequest{ProjectID: r.state.ProjectID, Phase: p}).Get(ctx, &res); err != nil {
+		return err
+	}
+	now := workflow.Now(ctx)
+	g := &r.state.Phases[i].Gate
+	g.Result, g.EvaluatedAt = &res, &now
+	g.Allowed = r.allowedDecisions(i)
+	return nil
+}
+
+// allowedDecisions are the decisions gate i accepts now: approve only when
+// nothing blocks, rework only to a phase already run.
+func (r *run) allowedDecisions(i int) []string {
+	out := []string{}
+	if g := r.state.Phases[i].Gate.Result; g != nil && len(g.Blocking()) == 0 {
+		out = append(out, DecisionApprove)
+	}
+	return append(out, DecisionReject, DecisionRework)
+}
+
+// moveTo makes phase next the current one.
+func (r *run) moveTo(ctx workflow.Context, next int) {
+	r.state.PhaseIndex = next
+	if next < len(r.flow.Phases) {
+		r.state.Phase = r.flow.Phases[next].Name
+	}
+}
+
+// setPhase records the current phase and gate state in the run's search
+// attributes, so the Temporal UI lists runs by phase and gate.
+func (r *run) setPhase(ctx workflow.Context, i int, gate string) error {
+	r.state.PhaseIndex, r.state.Phase = i, r.flow.Phases[i].Name
+	return workflow.UpsertTypedSearchAttributes(ctx, AttrPhase.ValueSet(r.state.Phase), AttrGate.ValueSet(gate))
+}
+
+// verify gives the completion verdict once every gate is approved.
+func (r *run) verify(ctx workflow.Context) error {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: time.Minute,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 10 * time.Second, MaximumAttempts: 5},
+		Summary:             "verify completion: every requirement passes with current evidence",
+	})
+	var v Verdict
+	if err := workflow.ExecuteActivity(actx, VerifyCompletionActivity, VerifyCompletionRequest{ProjectID: r.state.ProjectID}).Get(ctx, &v); err != nil {
+		return err
+	}
+	r.state.Verdict = &v
+	r.state.Status = v.Verdict
+	r.state.Phase = ""
+	return nil
+}
+
+// continueWithPatch applies the approved patch and continues the run as
+// new on the patched flow. A patch to a phase already run re-runs that
+// phase and what follows it; a patch to the current phase or a later one
+// re-runs nothing: the current gate is judged again, under a fresh window.
+func (r *run) continueWithPatch(ctx workflow.Context) error {
+	p := *r.pendingPatch
+	patched, touched, err := flows.Apply(r.flow, p.Patch)
+	if err != nil {
+		return err // the Update's validator applied it already
+	}
+	cur := r.state.PhaseIndex
+	state := r.state
+	state.Phases = append([]PhaseState(nil), r.state.Phases...)
+	resume := cur
+	if touched < cur {
+		resume = touched
+		for k := touched; k <= cur; k++ {
+			state.Phases[k].Status = PhaseReworked
+			state.Phases[k].Gate.Status = GateNone
+		}
+	} else {
+		g := &state.Phases[cur].Gate
+		g.Result, g.WaitingSince, g.Status, g.Allowed = nil, nil, GateNone, nil
+	}
+	state.Status = RunRunning
+	for k := range patched.Phases {
+		state.Phases[k].Gate.Name = patched.Phases[k].Gate.Name
+		state.Phases[k].Gate.WindowSeconds = patched.Phases[k].Gate.Window()
+	}
+	state.PhaseIndex, state.Phase = resume, patched.Phases[resume].Name
+	state.Patches = append(state.Patches, AppliedPatch{Patch: p.Patch, ApprovedBy: p.ApprovedBy, AtPhase: r.flow.Phases[cur].Name,
+		ResumeAt: patched.Phases[resume].Name, AppliedAt: workflow.Now(ctx)})
+	next := r.in
+	next.Flow, next.Resume = patched, &state
+	return workflow.NewContinueAsNewError(ctx, DesignFlow, next)
+}
