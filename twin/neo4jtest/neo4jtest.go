@@ -27,6 +27,10 @@ const (
 	PortTwin        = "7688"
 	PortDigitalTwin = "7689"
 	PortBench       = "7690"
+	// PortE2E is the end-to-end durability test's twin. It shares the
+	// benchmarks' server: benchmarks do not run in make test, and the
+	// test writes only into a project of its own.
+	PortE2E = PortBench
 )
 
 // startTimeout bounds deploy/start-neo4j.sh: the first run on a machine
