@@ -27,6 +27,10 @@ Usage:
   metaforge approvals [flags] list the held calls waiting for a decision (--project, --tool)
   metaforge approve ID        approve a held call (--comment TEXT, --as NAME)
   metaforge reject ID         reject a held call (--comment TEXT, --as NAME)
+  metaforge run start FLOW --project P --goal TEXT [--approve]
+                              propose a design flow (and, with --approve, approve it as --as and start the run)
+  metaforge run status ID     a run's phases, gates and criteria
+  metaforge run decide ID --approve|--reject|--rework-to PHASE [--comment TEXT] [--as NAME]
 
 Run "metaforge COMMAND -h" for a command's flags.
 `
@@ -52,6 +56,8 @@ func main() {
 		err = runApprovals(ctx, args, os.Stdout)
 	case "approve", "reject":
 		err = runDecide(ctx, cmd, args, os.Stdout)
+	case "run":
+		err = runRun(ctx, args, os.Stdout)
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

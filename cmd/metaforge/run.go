@@ -1,0 +1,249 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/flow"
+	"github.com/metaforge/metaforge/mcpserver"
+	"github.com/metaforge/metaforge/runs"
+	"github.com/metaforge/metaforge/workflows"
+)
+
+// runRun is `metaforge run start|status|decide`: design-flow runs from the
+// command line, against the Temporal of the metaforge serve on this machine
+// (or TEMPORAL_ADDRESS). Tools run as ToolCall workflows on the serve's
+// workers, exactly as an agent's calls do.
+func runRun(ctx context.Context, args []string, out io.Writer) error {
+	if len(args) == 0 {
+		return errors.New("usage: metaforge run start FLOW --project P --goal TEXT | run status RUN_ID | run decide RUN_ID --approve|--reject|--rework-to PHASE")
+	}
+	switch verb, rest := args[0], args[1:]; verb {
+	case "start":
+		return runStart(ctx, rest, out)
+	case "status":
+		return runStatus(ctx, rest, out)
+	case "decide":
+		return runGateDecision(ctx, rest, out)
+	default:
+		return fmt.Errorf("metaforge run %s: say start, status or decide", verb)
+	}
+}
+
+// splitID takes a leading positional argument, so it may come before the flags.
+func splitID(args []string) (string, []string) {
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		return args[0], args[1:]
+	}
+	return "", args
+}
+
+func runStart(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("run start", flag.ContinueOnError)
+	conn := registerQueueFlags(fs)
+	project := fs.String("project", "", "the project's id (required)")
+	goal := fs.String("goal", "", "what the design is for (required)")
+	route := fs.String("manufacturing", "", "the manufacturing route: cnc_milling, sheet_metal, 3d_printing, pcb_assembly...")
+	maturity := fs.String("maturity", "", "the target maturity: concept, prototype, production")
+	loads := fs.String("loads", "", "loads, environment and use, when the goal does not say")
+	version := fs.String("version", "", "start a run of this approved flow version instead of proposing one")
+	approve := fs.Bool("approve", false, "approve the proposed version yourself (as --as) and start the run")
+	as := fs.String("as", currentUser(), "who approves the version with --approve (the CLI's login)")
+	flowID, args := splitID(args)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	q, closeQueue, err := conn.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeQueue()
+	calls := cliCalls{engine: mcpserver.TemporalEngine{Client: q.Client}}
+	if *version == "" {
+		if flowID == "" || *project == "" || *goal == "" {
+			return errors.New("usage: metaforge run start FLOW --project P --goal TEXT [--manufacturing R] [--maturity M] [--loads L] [--approve]")
+		}
+		p, err := calls.call(ctx, "flow.propose", map[string]any{"project_id": *project, "flow": flowID, "goal": *goal,
+			"manufacturing_context": *route, "target_maturity": *maturity, "loads_and_use": *loads})
+		if err != nil {
+			return err
+		}
+		if p["status"] == "needs_input" {
+			b, _ := json.MarshalIndent(p["questions"], "", "  ")
+			return fmt.Errorf("the goal leaves blocking questions; answer them with --manufacturing, --maturity or --loads:\n%s", b)
+		}
+		*version = p["flow_version_id"].(string)
+		approvalID := p["approval_id"].(string)
+		fmt.Fprintf(out, "proposed flow version %s (%s); approval %s\n", *version, flowID, approvalID)
+		if !*approve {
+			fmt.Fprintf(out, "an identified person approves it (metaforge approve %s), then: metaforge run start --version %s\n", approvalID, *version)
+			return nil
+		}
+		if strings.TrimSpace(*as) == "" {
+			return errors.New("--as: say who is approving; an approval that names nobody is not recorded")
+		}
+		if _, err := q.Decide(ctx, approvalID, workflows.Decision{Outcome: workflows.OutcomeApproved, Approver: *as,
+			Route: workflows.RouteDashboard, Comment: "approved from metaforge run start"}); err != nil {
+			return err
+		}
+		res, err := calls.engine.AwaitCall(ctx, approvalID, "")
+		if err != nil {
+			return err
+		}
+		if res.Status != workflows.StatusSuccess {
+			return fmt.Errorf("the approval of %s was not recorded: %s", *version, res.Error.Details)
+		}
+		fmt.Fprintf(out, "approved by %s\n", *as)
+	}
+	started, err := calls.call(ctx, "flow.start_run", map[string]any{"flow_version_id": *version})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "run %s started (workflow %s); its first phase, %s, waits for a client (phase.list_tasks)\n",
+		started["run_id"], started["workflow_id"], started["first_phase"])
+	return nil
+}
+
+func runStatus(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("run status", flag.ContinueOnError)
+	conn := registerQueueFlags(fs)
+	id, args := splitID(args)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if id == "" {
+		return errors.New("usage: metaforge run status RUN_ID")
+	}
+	q, closeQueue, err := conn.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeQueue()
+	st, err := (&runs.Service{Client: q.Client, Namespace: q.Namespace}).RunState(ctx, id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "run %s · project %s · %s · %s\n", st.RunID, st.ProjectID, st.FlowID, st.Status)
+	if st.Reason != "" {
+		fmt.Fprintf(out, "reason: %s\n", st.Reason)
+	}
+	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "PHASE\tSTATUS\tATTEMPT\tGATE\tGATE STATE\tCRITERIA\tALLOWED")
+	for _, ps := range st.Phases {
+		crit := "-"
+		if ps.Gate.Result != nil {
+			var parts []string
+			for _, c := range ps.Gate.Result.Criteria {
+				parts = append(parts, c.Kind+"="+c.Status)
+			}
+			crit = strings.Join(parts, " ")
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%s\t%s\t%s\t%s\n", ps.Name, ps.Status, ps.Attempt, ps.Gate.Name, ps.Gate.Status, crit,
+			orDash(strings.Join(ps.Gate.Allowed, ",")))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if st.Verdict != nil {
+		fmt.Fprintf(out, "verdict: %s\n", st.Verdict.Verdict)
+	}
+	return nil
+}
+
+func runGateDecision(ctx context.Context, args []string, out io.Writer) error {
+	fs := flag.NewFlagSet("run decide", flag.ContinueOnError)
+	conn := registerQueueFlags(fs)
+	approve := fs.Bool("approve", false, "approve the waiting gate")
+	reject := fs.Bool("reject", false, "reject the waiting gate: the run ends")
+	reworkTo := fs.String("rework-to", "", "send the run back to this phase")
+	comment := fs.String("comment", "", "why, recorded with the decision")
+	as := fs.String("as", currentUser(), "who decides (the CLI's login)")
+	id, args := splitID(args)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	d := workflows.GateDecision{Comment: *comment, Decider: strings.TrimSpace(*as), Route: workflows.RouteDashboard, ReworkTo: *reworkTo}
+	chosen := 0
+	for _, c := range []struct {
+		on       bool
+		decision string
+	}{{*approve, workflows.DecisionApprove}, {*reject, workflows.DecisionReject}, {*reworkTo != "", workflows.DecisionRework}} {
+		if c.on {
+			d.Decision = c.decision
+			chosen++
+		}
+	}
+	if id == "" || chosen != 1 {
+		return errors.New("usage: metaforge run decide RUN_ID --approve|--reject|--rework-to PHASE [--comment TEXT] [--as NAME]")
+	}
+	if d.Decider == "" {
+		return errors.New("--as: say who is deciding; a gate decision that names nobody is not recorded")
+	}
+	q, closeQueue, err := conn.open(ctx)
+	if err != nil {
+		return err
+	}
+	defer closeQueue()
+	st, err := (&runs.Service{Client: q.Client, Namespace: q.Namespace}).Decide(ctx, id, d)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "run %s: gate at phase %s: %s by %s\n", id, st.Phase, d.Decision, d.Decider)
+	return nil
+}
+
+// cliCalls runs tools as ToolCall workflows from the CLI, the way the MCP
+// server does for a local caller.
+type cliCalls struct {
+	engine mcpserver.TemporalEngine
+}
+
+// flowTools registers the flow tools, whose manifests are static: the CLI
+// needs their adapter, timeout and retry policy and their schemas, not the
+// tools themselves (they run on the serve's workers).
+func flowTools() (*adapters.Registry, error) {
+	reg := adapters.NewRegistry()
+	for _, a := range flow.New(&flow.Service{}) {
+		if err := reg.Register(a); err != nil {
+			return nil, err
+		}
+	}
+	return reg, nil
+}
+
+func (c cliCalls) call(ctx context.Context, toolID string, args map[string]any) (map[string]any, error) {
+	reg, err := flowTools()
+	if err != nil {
+		return nil, err
+	}
+	raw, _ := json.Marshal(args)
+	if err := reg.ValidateArguments(toolID, raw); err != nil {
+		return nil, err
+	}
+	m, _, _ := reg.Tool(toolID)
+	in := workflows.ToolCallInput{CallID: mcpserver.NewCallID(), ToolID: toolID, AdapterID: m.AdapterID, Arguments: raw,
+		TimeoutSeconds: m.TimeoutSeconds, Idempotent: m.Idempotent, Retries: m.Retries, Caller: mcpserver.CallerLocal, Client: "metaforge-cli"}
+	runID, err := c.engine.StartCall(ctx, in, nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := c.engine.AwaitCall(ctx, in.CallID, runID)
+	if err != nil {
+		return nil, err
+	}
+	if res.Status != workflows.StatusSuccess {
+		return nil, fmt.Errorf("%s: %s", toolID, res.Error.Details)
+	}
+	var out map[string]any
+	if err := json.Unmarshal(res.Data, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
