@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -161,7 +162,7 @@ func (r *crashRig) clientPhase(runID, phase string, ids []string) map[string]any
 	return r.waitStatus(runID, workflows.RunAtGate)
 }
 
-func urlPath(s string) string { return strings.ReplaceAll(s, " ", "%20") }
+func urlPath(s string) string { return url.PathEscape(s) }
 
 // Kill -9 `metaforge serve` while a run waits at a gate, and again while a
 // phase step's FEA runs; start it again each time. The run is where it was,

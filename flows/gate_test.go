@@ -118,7 +118,7 @@ func TestEvaluateGateStatusAndWaivers(t *testing.T) {
 		},
 	}
 	r := Evaluate(p, facts)
-	if r.Gate != "G1 p" || r.Phase != "p" || r.Status != StatusFail {
+	if r.Gate != "G1-p" || r.Phase != "p" || r.Status != StatusFail {
 		t.Fatalf("result = %+v", r)
 	}
 	if b := r.Blocking(); len(b) != 1 || b[0].Kind != CriterionSimulation {
@@ -201,7 +201,7 @@ func TestEvaluateSummary(t *testing.T) {
 func TestEvaluateTemplateRequirementsGate(t *testing.T) {
 	f := mustTemplate(t, "mech_v1")
 	r := Evaluate(f.Phases[0], Facts{})
-	if r.Status != StatusNoData || r.Gate != "G1 requirements" {
+	if r.Status != StatusNoData || r.Gate != "G1-requirements" {
 		t.Fatalf("empty project: %+v", r)
 	}
 	r = Evaluate(f.Phases[0], Facts{NodeTypes: []TypeCount{{"constraint_set", 1}},

@@ -171,7 +171,7 @@ func (c *checker) gate(g Gate, label string, seen map[string]string) {
 	}
 	switch prev, dup := seen[g.Name]; {
 	case strings.TrimSpace(g.Name) == "":
-		c.add(InvGateNames, label, "name the phase's gate (e.g. %q)", "G1 "+label)
+		c.add(InvGateNames, label, "name the phase's gate (e.g. %q)", "G1-"+label)
 	case dup:
 		c.add(InvGateNames, label, "rename the gate %q: phase %q's gate already has that name", g.Name, prev)
 	default:

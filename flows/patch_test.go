@@ -83,7 +83,7 @@ func TestApplyErrors(t *testing.T) {
 		{"nothing", Patch{Phase: "design", Reason: "just because"}, []string{"changes nothing"}},
 		{"same brief", Patch{Phase: "design", Brief: strp(mustTemplate(t, "mech_v1").Phases[2].Brief)}, []string{"changes nothing"}},
 		{"remove absent criterion", Patch{Phase: "concept", RemoveCriteria: []string{CriterionGeometry}},
-			[]string{"gate G2 concept has no criterion geometry_meets_requirements", "its criteria are deliverables_recorded"}},
+			[]string{"gate G2-concept has no criterion geometry_meets_requirements", "its criteria are deliverables_recorded"}},
 		{"add present criterion", Patch{Phase: "design", AddCriteria: []string{CriterionGeometry}}, []string{"already checks geometry_meets_requirements"}},
 		{"add present deliverable", Patch{Phase: "design", AddDeliverables: []string{"cad_model"}}, []string{"already has deliverable cad_model"}},
 		{"add and remove one criterion", Patch{Phase: "design", AddCriteria: []string{CriterionGeometry}, RemoveCriteria: []string{CriterionGeometry}},
