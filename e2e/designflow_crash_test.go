@@ -206,6 +206,8 @@ func TestDesignFlowSurvivesKill9(t *testing.T) {
 	version := p["flow_version_id"].(string)
 
 	for rep := 1; rep <= reps; rep++ {
+		began := time.Now()
+		mark := func(what string) { t.Logf("rep %d: %s at %s", rep, what, time.Since(began).Round(time.Millisecond)) }
 		var runID string
 		deadline := time.Now().Add(time.Minute)
 		for runID == "" {
@@ -224,8 +226,10 @@ func TestDesignFlowSurvivesKill9(t *testing.T) {
 
 		// Kill 1: at the requirements gate.
 		before := r.clientPhase(runID, "requirements", []string{cs["node_id"].(string)})
+		mark("at the requirements gate")
 		r.kill()
 		r.start()
+		mark("restarted")
 		after := r.waitStatus(runID, workflows.RunAtGate)
 		if after["phase"] != before["phase"] || len(after["phases"].([]any)) != len(before["phases"].([]any)) {
 			t.Fatalf("rep %d: after the kill the run is at %v, was at %v", rep, after["phase"], before["phase"])
@@ -236,9 +240,12 @@ func TestDesignFlowSurvivesKill9(t *testing.T) {
 
 		// Kill 2: while the analysis step's FEA runs.
 		feaCall := waitForRunningFEA(t, r.tc, r.project)
+		mark("FEA running")
 		r.kill()
 		r.start()
+		mark("restarted")
 		st := r.waitStatus(runID, workflows.RunAtGate)
+		mark("at the analysis gate")
 		var fea workflows.ToolCallResult
 		if err := r.tc.GetWorkflow(context.Background(), feaCall, "").Get(context.Background(), &fea); err != nil {
 			t.Fatalf("rep %d: the FEA step %s: %v", rep, feaCall, err)
