@@ -79,7 +79,7 @@ func BenchmarkGateDecisionToClaimable(b *testing.B) {
 			time.Sleep(2 * time.Millisecond)
 		}
 	}
-	var samples []time.Duration
+	var samples, decided []time.Duration
 	run, gate := "", phasesPerRun
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -113,17 +113,21 @@ func BenchmarkGateDecisionToClaimable(b *testing.B) {
 		if _, err := svc.Decide(ctx, run, workflows.GateDecision{Decision: workflows.DecisionApprove, Decider: "bench", Route: workflows.RouteDashboard}); err != nil {
 			b.Fatal(err)
 		}
+		decided = append(decided, time.Since(start))
 		if gate+1 < phasesPerRun {
 			waitPhase(run, gate+1, workflows.PhaseWaitingForClient)
 		}
 		samples = append(samples, time.Since(start))
 	}
 	b.StopTimer()
-	sort.Slice(samples, func(i, j int) bool { return samples[i] < samples[j] })
-	pct := func(q float64) float64 {
-		return float64(samples[int(q*float64(len(samples)-1))].Microseconds()) / 1000
+	pct := func(d []time.Duration, q float64) float64 {
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		return float64(d[int(q*float64(len(d)-1))].Microseconds()) / 1000
 	}
-	b.ReportMetric(pct(0.5), "p50-ms")
-	b.ReportMetric(pct(0.9), "p90-ms")
-	b.ReportMetric(float64(samples[len(samples)-1].Microseconds())/1000, "max-ms")
+	b.ReportMetric(pct(samples, 0.5), "p50-ms")
+	b.ReportMetric(pct(samples, 0.9), "p90-ms")
+	b.ReportMetric(pct(samples, 1), "max-ms")
+	// The decision's own round trip (judge the gate again, then the
+	// decision Update), of which the rest is the workflow moving on.
+	b.ReportMetric(pct(decided, 0.5), "decide-p50-ms")
 }
