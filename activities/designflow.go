@@ -2,6 +2,9 @@ package activities
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -49,6 +52,32 @@ func (d *DesignFlows) VerifyCompletion(ctx context.Context, req workflows.Verify
 func Verdict(facts flows.Facts) workflows.Verdict {
 	verdict, blocking := flows.Completion(facts)
 	return workflows.Verdict{Verdict: verdict, Requirements: facts.Requirements, Blocking: blocking}
+}
+
+// PrepareStepEvidence builds the twin.record_evidence calls that record a
+// step's result fields, each pinned to what its case was computed against.
+// Their ids come from the request's prefix, so a retry names the same calls.
+func (d *DesignFlows) PrepareStepEvidence(ctx context.Context, req workflows.PrepareStepEvidenceRequest) (workflows.StepEvidenceCalls, error) {
+	values, missing := flows.StepEvidence(req.Step, req.Result)
+	out := workflows.StepEvidenceCalls{Missing: missing}
+	for i, v := range values {
+		args, err := json.Marshal(map[string]any{
+			"project_id": req.ProjectID, "name": fmt.Sprintf("%s %s", req.CaseName, v.Metric), "kind": "simulation",
+			"metric": v.Metric, "value": v.Value, "unit": v.Unit, "valid_against": req.Case.ValidAgainst,
+			"data": map[string]any{"run_id": req.RunID, "load_case": req.CaseName, "tool_id": req.Step.ToolID, "call_id": req.FromCall, "field": v.Field},
+		})
+		if err != nil {
+			return out, err
+		}
+		sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", req.CallIDPrefix, i)))
+		in, err := d.PrepareStepCall(ctx, workflows.PrepareStepCallRequest{CallID: hex.EncodeToString(sum[:8]), ToolID: "twin.record_evidence",
+			Arguments: args, ProjectID: req.ProjectID})
+		if err != nil {
+			return out, err
+		}
+		out.Calls = append(out.Calls, in)
+	}
+	return out, nil
 }
 
 // PrepareStepCall resolves a step's tool and checks its arguments against

@@ -3,7 +3,6 @@ package flows
 import (
 	"errors"
 	"fmt"
-	"reflect"
 	"strings"
 )
 
@@ -32,15 +31,19 @@ func Apply(f Flow, p Patch) (Flow, int, error) {
 	out := Clone(f)
 	ph := &out.Phases[i]
 	var errs []error
-	if p.Brief != nil {
-		ph.Brief = *p.Brief
+	// changed is tracked as the patch applies, not by comparing the flows:
+	// the DesignFlow workflow calls Apply, and a deep comparison by
+	// reflection is not something its determinism check can vouch for.
+	changed := false
+	if p.Brief != nil && *p.Brief != ph.Brief {
+		ph.Brief, changed = *p.Brief, true
 	}
 	for _, d := range p.AddDeliverables {
 		if contains(ph.Deliverables, d) {
 			errs = append(errs, fmt.Errorf("phase %s already has deliverable %s", ph.Name, d))
 			continue
 		}
-		ph.Deliverables = append(ph.Deliverables, d)
+		ph.Deliverables, changed = append(ph.Deliverables, d), true
 	}
 	for _, k := range p.RemoveCriteria {
 		if contains(p.AddCriteria, k) {
@@ -52,7 +55,7 @@ func Apply(f Flow, p Patch) (Flow, int, error) {
 			errs = append(errs, fmt.Errorf("gate %s has no criterion %s; its criteria are %s", ph.Gate.Name, k, gateKinds(ph.Gate)))
 			continue
 		}
-		ph.Gate.Criteria = append(ph.Gate.Criteria[:j:j], ph.Gate.Criteria[j+1:]...)
+		ph.Gate.Criteria, changed = append(ph.Gate.Criteria[:j:j], ph.Gate.Criteria[j+1:]...), true
 	}
 	for _, k := range p.AddCriteria {
 		if contains(p.RemoveCriteria, k) {
@@ -62,15 +65,15 @@ func Apply(f Flow, p Patch) (Flow, int, error) {
 			errs = append(errs, fmt.Errorf("gate %s already checks %s", ph.Gate.Name, k))
 			continue
 		}
-		ph.Gate.Criteria = append(ph.Gate.Criteria, criterion(k))
+		ph.Gate.Criteria, changed = append(ph.Gate.Criteria, criterion(k)), true
 	}
-	if p.GateWindowSeconds != nil {
-		ph.Gate.WindowSeconds = *p.GateWindowSeconds
+	if p.GateWindowSeconds != nil && *p.GateWindowSeconds != ph.Gate.WindowSeconds {
+		ph.Gate.WindowSeconds, changed = *p.GateWindowSeconds, true
 	}
 	if len(errs) > 0 {
 		return Flow{}, i, fmt.Errorf("patch to phase %s: %w", ph.Name, errors.Join(errs...))
 	}
-	if reflect.DeepEqual(out, f) {
+	if !changed {
 		return Flow{}, i, fmt.Errorf("patch to phase %s changes nothing: set brief, add_deliverables, add_criteria, "+
 			"remove_criteria or gate_window_seconds to something the phase does not already have", ph.Name)
 	}

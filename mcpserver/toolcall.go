@@ -106,6 +106,7 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	if in.ToolID == healthToolID {
 		res = s.withConnectionReport(ctx, req, res)
 	}
+	res = s.askPerson(ctx, req, in, res)
 	return s.toolResult(res)
 }
 

@@ -19,6 +19,10 @@ import (
 	"go.temporal.io/api/temporalproto"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/cadquery"
+	"github.com/metaforge/metaforge/adapters/calculix"
+	"github.com/metaforge/metaforge/adapters/gmsh"
+	"github.com/metaforge/metaforge/adapters/workspace"
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/flow"
 	"github.com/metaforge/metaforge/approvals"
@@ -42,10 +46,21 @@ type harness struct {
 	reg      *adapters.Registry
 	runs     *runs.Service
 	queue    approvals.Queue
+	facts    *digitaltwin.Backend
 	project  string
 }
 
-func newHarness(t *testing.T) *harness {
+// solverAdapters are CadQuery, gmsh and CalculiX over a workspace of the
+// test's own, for runs whose steps solve.
+func solverAdapters(t *testing.T) []adapters.Adapter {
+	t.Helper()
+	ws := workspace.New(t.TempDir())
+	cq := cadquery.New(ws, cadquery.Options{})
+	t.Cleanup(func() { _ = cq.Close() })
+	return []adapters.Adapter{cq, gmsh.New(ws), calculix.New(ws)}
+}
+
+func newHarness(t *testing.T, extra ...adapters.Adapter) *harness {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
@@ -58,13 +73,15 @@ func newHarness(t *testing.T) *harness {
 	backend := &digitaltwin.Backend{Store: mem, Sessions: mem, Blobs: blobs}
 	reg := adapters.NewRegistry()
 	svc := &runs.Service{Client: tmp.Client, Namespace: tmp.Namespace, Registry: reg}
-	for _, a := range append(digitaltwin.New(backend), flow.New(&flow.Service{Engine: svc, Store: mem, Facts: backend, Catalog: reg})...) {
+	all := append(digitaltwin.New(backend), flow.New(&flow.Service{Engine: svc, Store: mem, Facts: backend, Catalog: reg})...)
+	for _, a := range append(all, extra...) {
 		if err := reg.Register(a); err != nil {
 			t.Fatal(err)
 		}
 	}
 	workertest.StartWorkers(t, tmp, reg)
-	h := &harness{t: t, ctx: ctx, temporal: tmp, reg: reg, runs: svc, queue: approvals.Queue{Client: tmp.Client, Namespace: tmp.Namespace}}
+	h := &harness{t: t, ctx: ctx, temporal: tmp, reg: reg, runs: svc, facts: backend,
+		queue: approvals.Queue{Client: tmp.Client, Namespace: tmp.Namespace}}
 	p := h.call("project.create", map[string]any{"name": "bracket-" + newID()})
 	h.project = p["project_id"].(string)
 	return h

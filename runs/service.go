@@ -171,6 +171,13 @@ func (s *Service) Decide(ctx context.Context, runID string, d workflows.GateDeci
 	return st, s.update(ctx, runID, workflows.DecideGateUpdate, d, &st)
 }
 
+// ProposeDecision records a decision proposed in a client's chat, for an
+// identified person to confirm.
+func (s *Service) ProposeDecision(ctx context.Context, runID string, d workflows.ProposedDecision) (workflows.GateState, error) {
+	var g workflows.GateState
+	return g, s.update(ctx, runID, workflows.ProposeDecisionUpdate, d, &g)
+}
+
 // Patch applies an approved patch at the waiting gate.
 func (s *Service) Patch(ctx context.Context, runID string, p workflows.PatchRequest) (workflows.RunState, error) {
 	var st workflows.RunState

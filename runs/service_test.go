@@ -2,6 +2,7 @@ package runs_test
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -277,4 +278,75 @@ func containsString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// A mech_v1 run whose analysis phase is done by its step: one real CalculiX
+// FEA per load case (a child ToolCall), each result recorded as evidence
+// pinned to the committed geometry, then judged at the gate.
+func TestAnalysisStepRunsFEAPerLoadCase(t *testing.T) {
+	h := newHarness(t, solverAdapters(t)...)
+	version := h.approvedVersion("mech_v1")
+	bar := h.call("cadquery.create_parametric", map[string]any{"shape_type": "box", "parameters": map[string]any{"length": 100, "width": 20, "height": 20}})
+	step := h.call("cadquery.export_geometry", map[string]any{"input_file": bar["cad_file"], "output_format": "step"})
+	props := h.call("cadquery.get_properties", map[string]any{"input_file": bar["cad_file"]})
+	mesh := h.call("gmsh.generate_mesh", map[string]any{"input_file": bar["cad_file"], "element_order": 2, "mesh_size_mm": 5})
+	var fixed, loaded string
+	lo, hi := 1e18, -1e18
+	for name, f := range mesh["surface_sets"].(map[string]any) {
+		x := f.(map[string]any)["centroid_mm"].([]any)[0].(float64)
+		if x < lo {
+			lo, fixed = x, name
+		}
+		if x > hi {
+			hi, loaded = x, name
+		}
+	}
+	cases := []map[string]any{}
+	for _, n := range []float64{200, 400} {
+		cases = append(cases, map[string]any{"name": fmt.Sprintf("%g N", n), "valid_against": []string{"BRACKET"},
+			"arguments": map[string]any{"mesh_file": mesh["mesh_file"], "material": "aluminium_6061", "fixed_node_set": fixed,
+				"load_node_set": loaded, "load_force_n": n, "load_direction": []float64{0, 0, -1}}})
+	}
+	runID := h.call("flow.start_run", map[string]any{"flow_version_id": version, "inputs": map[string]any{"load_cases": cases}})["run_id"].(string)
+	h.doPhase(runID, "requirements", func() []string {
+		return []string{h.call("twin.record_constraint_set", map[string]any{"project_id": h.project, "name": "reqs", "constraints": []map[string]any{
+			{"name": "fits", "metric": "envelope_x", "operator": "<=", "limit": 120, "unit": "mm", "verification_method": "inspection"},
+			{"name": "stiff", "metric": "max_displacement", "operator": "<=", "limit": 0.5, "unit": "mm", "verification_method": "analysis"}}})["node_id"].(string)}
+	})
+	h.approve(runID)
+	h.doPhase(runID, "concept", func() []string {
+		return []string{h.call("twin.record_decision", map[string]any{"project_id": h.project, "name": "concept", "decision": "a bar"})["node_id"].(string)}
+	})
+	h.approve(runID)
+	h.doPhase(runID, "design", func() []string {
+		return []string{h.call("twin.commit_geometry", map[string]any{"project_id": h.project, "name": "bracket", "item_key": "BRACKET",
+			"step_base64": step["step_base64"], "material": "aluminium_6061", "properties": map[string]any{"bounding_box": props["bounding_box"]}})["node_id"].(string)}
+	})
+	h.approve(runID)
+	st := h.waitFor(runID, workflows.RunAtGate)
+	analysis := st.Phases[3]
+	if len(analysis.Steps) != 2 || analysis.Status != workflows.PhaseAtGate {
+		t.Fatalf("analysis: want two FEA steps then the gate, got %+v", analysis)
+	}
+	for _, s := range analysis.Steps {
+		if s.Status != workflows.StatusSuccess || len(s.EvidenceCalls) != 3 {
+			t.Fatalf("step %s: %+v", s.Name, s)
+		}
+	}
+	// F L^3 / (3 E I) for 400 N on the 100 x 20 x 20 mm aluminium bar is
+	// 0.145 mm: both cases pass the 0.5 mm limit, and the gate with them.
+	if g := analysis.Gate.Result; g == nil || g.Status != flows.StatusPass {
+		t.Fatalf("the analysis gate on the steps' evidence: %+v", g)
+	}
+	facts, err := h.facts.FlowFacts(h.ctx, h.project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range facts.Requirements {
+		want := 400 * 1e6 / (3 * 68900 * (20 * 8000.0 / 12))
+		if r.Name == "stiff" && (r.Value == nil || *r.Value < 0.9*want || *r.Value > 1.1*want) {
+			t.Fatalf("the deciding displacement is the 400 N case's, %.4f mm within 10%%: got %v", want, r.Value)
+		}
+	}
+	h.recordHistory(runID, "mech_v1_analysis_steps.json")
 }

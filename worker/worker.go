@@ -84,6 +84,7 @@ func StartWorkers(c client.Client, reg *adapters.Registry, queues []string, logg
 			wk.RegisterActivityWithOptions(designFlows.EvaluateGate, activity.RegisterOptions{Name: workflows.EvaluateGateActivity})
 			wk.RegisterActivityWithOptions(designFlows.VerifyCompletion, activity.RegisterOptions{Name: workflows.VerifyCompletionActivity})
 			wk.RegisterActivityWithOptions(designFlows.PrepareStepCall, activity.RegisterOptions{Name: workflows.PrepareStepCallActivity})
+			wk.RegisterActivityWithOptions(designFlows.PrepareStepEvidence, activity.RegisterOptions{Name: workflows.PrepareStepEvidenceActivity})
 		} else {
 			wk.RegisterActivityWithOptions(tools.InvokeTool, activity.RegisterOptions{Name: workflows.InvokeToolActivity})
 		}

@@ -26,6 +26,7 @@ func (r *run) registerHandlers(ctx workflow.Context) error {
 		{EvaluateGateUpdate, r.reevaluate, r.validateAtGate},
 		{DecideGateUpdate, r.decide, r.validateDecision},
 		{PatchUpdate, r.patch, r.validatePatch},
+		{ProposeDecisionUpdate, r.propose, r.validateProposal},
 	}
 	for _, h := range handlers {
 		if err := workflow.SetUpdateHandlerWithOptions(ctx, h.name, h.handler,
@@ -175,6 +176,33 @@ func (r *run) decide(ctx workflow.Context, d GateDecision) (RunState, error) {
 	return r.state, nil
 }
 
+// validateProposal refuses a proposal the gate could not take: one for
+// another gate, or a decision the gate does not allow now.
+func (r *run) validateProposal(ctx workflow.Context, d ProposedDecision) error {
+	if err := r.validateAtGate(ctx); err != nil {
+		return err
+	}
+	ps, p := r.current()
+	switch {
+	case d.Gate != "" && d.Gate != p.Gate.Name:
+		return fmt.Errorf("gate %q is not waiting: run %s waits at gate %s", d.Gate, r.state.RunID, p.Gate.Name)
+	case !slices.Contains(ps.Gate.Allowed, d.Decision):
+		return fmt.Errorf("decision %q is not one gate %s allows now (%s)", d.Decision, p.Gate.Name, strings.Join(ps.Gate.Allowed, ", "))
+	case d.Decision == DecisionRework:
+		if to := r.phaseIndex(d.ReworkTo); to < 0 || to > r.state.PhaseIndex {
+			return fmt.Errorf("rework_to %q: rework goes back to a phase already run", d.ReworkTo)
+		}
+	}
+	return nil
+}
+
+func (r *run) propose(ctx workflow.Context, d ProposedDecision) (GateState, error) {
+	ps, p := r.current()
+	d.Gate, d.ProposedAt = p.Gate.Name, workflow.Now(ctx)
+	ps.Gate.Proposed = &d
+	return ps.Gate, nil
+}
+
 // validatePatch refuses a patch anywhere but at a waiting gate, one nobody
 // approved, and one that does not apply or breaks an invariant.
 func (r *run) validatePatch(ctx workflow.Context, p PatchRequest) error {
@@ -196,15 +224,11 @@ func (r *run) patch(ctx workflow.Context, p PatchRequest) (RunState, error) {
 	return r.state, nil
 }
 
-// stepInputs are the argument objects phase p's steps run over, when the
-// run has them.
-func (r *run) stepInputs(p flows.Phase) ([]byte, bool) {
+// stepInputs are the cases phase p's steps run over, when the run has them.
+func (r *run) stepInputs(p flows.Phase) ([]StepCase, bool) {
 	if len(p.Steps) == 0 {
 		return nil, false
 	}
-	raw, ok := r.in.Inputs[p.Steps[0].ForEach]
-	if !ok || len(raw) == 0 || slices.Equal(raw, []byte("null")) {
-		return nil, false
-	}
-	return raw, true
+	cases := r.in.Inputs[p.Steps[0].ForEach]
+	return cases, len(cases) > 0
 }

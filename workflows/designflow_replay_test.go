@@ -18,6 +18,7 @@ import (
 // goes behind workflow.GetVersion, not a re-recording.
 var designFlowHistories = []string{
 	"mech_v1_verified.json",
+	"mech_v1_analysis_steps.json",
 	"mech_v1_rework_waiver_rejected.json",
 	"hardware_v1_patched_rejected.json",
 	"design_v1_rejected.json",

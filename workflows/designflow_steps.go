@@ -11,33 +11,19 @@ import (
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
 
-	"github.com/metaforge/metaforge/flows"
 )
 
 // StepCaller is the caller class of the tool calls a run makes itself.
 const StepCaller = "design-flow"
 
-// StepCase is one entry of a step's input: the tool's arguments, and the
-// revisions the result is computed against (its evidence is pinned to them).
-type StepCase struct {
-	Name         string          `json:"name"`
-	Arguments    json.RawMessage `json:"arguments"`
-	ValidAgainst []string        `json:"valid_against"`
-}
-
 // runSteps runs phase i's steps, once per entry of their input, each as a
 // child ToolCall workflow, and records the fields the step names as
-// evidence. A step that fails is reported on the phase; its gate then
-// finds the evidence missing.
-func (r *run) runSteps(ctx workflow.Context, i int, raw []byte) error {
+// evidence, each record a child ToolCall too. A step that fails is
+// reported on the phase; its gate then finds the evidence missing. JSON is
+// built and read by activities only: the workflow hands payloads through.
+func (r *run) runSteps(ctx workflow.Context, i int, cases []StepCase) error {
 	p := r.flow.Phases[i]
 	ps := &r.state.Phases[i]
-	var cases []StepCase
-	if err := json.Unmarshal(raw, &cases); err != nil {
-		ps.Steps = append(ps.Steps, StepRun{Name: "input", Status: StatusError,
-			Error: fmt.Sprintf("the run input %s is not a list of {name, arguments, valid_against}: %v", p.Steps[0].ForEach, err)})
-		return nil
-	}
 	for si, s := range p.Steps {
 		for ci, c := range cases {
 			name := c.Name
@@ -55,17 +41,15 @@ func (r *run) runSteps(ctx workflow.Context, i int, raw []byte) error {
 				ps.Steps = append(ps.Steps, sr)
 				continue
 			}
-			values, missing := flows.StepEvidence(s, res.Data)
-			for vi, v := range values {
-				ev, err := r.recordStepEvidence(ctx, r.stepCallID(p.Name, ps.Attempt, si, ci, fmt.Sprintf("evidence-%d", vi)), s, name, c, callID, v)
-				if err != nil {
-					return err
-				}
-				sr.Evidence = append(sr.Evidence, ev)
+			calls, err := r.recordStepEvidence(ctx, PrepareStepEvidenceRequest{RunID: r.state.RunID, ProjectID: r.state.ProjectID,
+				Step: s, Case: c, CaseName: name, FromCall: callID, Result: res.Data,
+				CallIDPrefix: r.stepCallID(p.Name, ps.Attempt, si, ci, "evidence")})
+			if err != nil {
+				return err
 			}
-			sr.Status = StatusSuccess
-			if len(missing) > 0 {
-				sr.Error = fmt.Sprintf("not recorded: %v", missing)
+			sr.Status, sr.EvidenceCalls = StatusSuccess, calls.ids
+			if len(calls.missing) > 0 {
+				sr.Error = fmt.Sprintf("not recorded: %v", calls.missing)
 			}
 			ps.Steps = append(ps.Steps, sr)
 		}
@@ -74,26 +58,36 @@ func (r *run) runSteps(ctx workflow.Context, i int, raw []byte) error {
 	return nil
 }
 
-// recordStepEvidence records one result value as evidence pinned to what
-// the case was computed against, and returns the evidence node id.
-func (r *run) recordStepEvidence(ctx workflow.Context, callID string, s flows.Step, caseName string, c StepCase, fromCall string, v flows.EvidenceValue) (string, error) {
-	args, _ := json.Marshal(map[string]any{
-		"project_id": r.state.ProjectID, "name": fmt.Sprintf("%s %s", caseName, v.Metric), "kind": "simulation",
-		"metric": v.Metric, "value": v.Value, "unit": v.Unit, "valid_against": c.ValidAgainst,
-		"data": map[string]any{"run_id": r.state.RunID, "load_case": caseName, "tool_id": s.ToolID, "call_id": fromCall, "field": v.Field},
+// recordedEvidence is what recording a step's result did.
+type recordedEvidence struct {
+	ids     []string
+	missing []string
+}
+
+// recordStepEvidence records a step's result fields as evidence pinned to
+// what the case was computed against.
+func (r *run) recordStepEvidence(ctx workflow.Context, req PrepareStepEvidenceRequest) (recordedEvidence, error) {
+	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+		StartToCloseTimeout: 30 * time.Second,
+		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 10 * time.Second, MaximumAttempts: 5},
+		Summary:             fmt.Sprintf("prepare the evidence of %s, %s (run %s)", req.Step.ToolID, req.CaseName, r.state.RunID),
 	})
-	res, err := r.stepCall(ctx, callID, "twin.record_evidence", args, fmt.Sprintf("record %s of %s (run %s)", v.Metric, caseName, r.state.RunID))
-	if err != nil {
-		return "", err
+	var calls StepEvidenceCalls
+	if err := workflow.ExecuteActivity(actx, PrepareStepEvidenceActivity, req).Get(ctx, &calls); err != nil {
+		return recordedEvidence{}, err
 	}
-	if res.Status != StatusSuccess {
-		return "", temporal.NewNonRetryableApplicationError("recording evidence failed: "+res.Error.Details, "evidence_not_recorded", nil)
+	out := recordedEvidence{missing: calls.Missing}
+	for _, in := range calls.Calls {
+		res, err := r.childCall(ctx, in, fmt.Sprintf("record evidence of %s (run %s)", req.CaseName, r.state.RunID))
+		if err != nil {
+			return recordedEvidence{}, err
+		}
+		if res.Status != StatusSuccess {
+			return recordedEvidence{}, temporal.NewNonRetryableApplicationError("recording evidence failed: "+res.Error.Details, "evidence_not_recorded", nil)
+		}
+		out.ids = append(out.ids, in.CallID)
 	}
-	var out struct {
-		NodeID string `json:"node_id"`
-	}
-	_ = json.Unmarshal(res.Data, &out)
-	return out.NodeID, nil
+	return out, nil
 }
 
 // stepCall prepares and runs one tool call as a child ToolCall workflow:
@@ -115,8 +109,14 @@ func (r *run) stepCall(ctx workflow.Context, callID, toolID string, args json.Ra
 		}
 		return ToolCallResult{}, err
 	}
+	return r.childCall(ctx, in, summary)
+}
+
+// childCall runs a prepared call as a child ToolCall workflow, findable by
+// its call id like any call.
+func (r *run) childCall(ctx workflow.Context, in ToolCallInput, summary string) (ToolCallResult, error) {
 	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID:    CallWorkflowID(callID),
+		WorkflowID:    CallWorkflowID(in.CallID),
 		TaskQueue:     TaskQueue,
 		StaticSummary: summary,
 		TypedSearchAttributes: temporal.NewSearchAttributes(AttrTool.ValueSet(in.ToolID), AttrAdapter.ValueSet(in.AdapterID),

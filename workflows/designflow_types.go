@@ -25,6 +25,9 @@ const (
 	DecideGateUpdate = "decide_gate"
 	// PatchUpdate applies an approved patch at a gate.
 	PatchUpdate = "patch_flow"
+	// ProposeDecisionUpdate records an answer given in the client's chat:
+	// a proposal an identified person confirms, never a decision.
+	ProposeDecisionUpdate = "propose_decision"
 )
 
 // Activities the DesignFlow workflow runs; named, so workflows/ need not
@@ -37,6 +40,9 @@ const (
 	// PrepareStepCallActivity turns a step's tool and arguments into a
 	// ToolCallInput, checking the arguments against the tool's schema.
 	PrepareStepCallActivity = "PrepareStepCall"
+	// PrepareStepEvidenceActivity turns a step's result into the
+	// twin.record_evidence calls that record the fields the step names.
+	PrepareStepEvidenceActivity = "PrepareStepEvidence"
 )
 
 // Run statuses.
@@ -86,7 +92,7 @@ type DesignFlowInput struct {
 	Flow          flows.Flow `json:"flow"`
 	StartedBy     string     `json:"started_by,omitempty"`
 	// Inputs are named run inputs steps read (load_cases: one FEA each).
-	Inputs map[string]json.RawMessage `json:"inputs,omitempty"`
+	Inputs map[string][]StepCase `json:"inputs,omitempty"`
 	// Resume is the state a continued run carries over.
 	Resume *RunState `json:"resume,omitempty"`
 }
@@ -135,6 +141,22 @@ type GateState struct {
 	Decision      *GateDecision     `json:"decision,omitempty"`
 	// Allowed are the decisions the gate accepts now.
 	Allowed []string `json:"allowed,omitempty"`
+	// Proposed is the decision last proposed in a client's chat, waiting
+	// for an identified person to confirm it.
+	Proposed *ProposedDecision `json:"proposed,omitempty"`
+}
+
+// ProposedDecision is a decision proposed in a client's chat (elicitation):
+// it names nobody who can be held to it, so it only informs the person who
+// decides.
+type ProposedDecision struct {
+	Gate       string    `json:"gate"`
+	Decision   string    `json:"decision"`
+	ReworkTo   string    `json:"rework_to,omitempty"`
+	Comment    string    `json:"comment,omitempty"`
+	Client     string    `json:"client,omitempty"`
+	SessionID  string    `json:"session_id,omitempty"`
+	ProposedAt time.Time `json:"proposed_at,omitempty"`
 }
 
 // ClaimRequest takes the phase waiting for a client.
@@ -171,12 +193,43 @@ type Submission struct {
 
 // StepRun is one server-run tool call of a phase.
 type StepRun struct {
-	Name     string   `json:"name"`
-	ToolID   string   `json:"tool_id"`
-	CallID   string   `json:"call_id"`
-	Status   string   `json:"status"`
-	Evidence []string `json:"evidence,omitempty"`
-	Error    string   `json:"error,omitempty"`
+	Name   string `json:"name"`
+	ToolID string `json:"tool_id"`
+	CallID string `json:"call_id"`
+	Status string `json:"status"`
+	// EvidenceCalls are the twin.record_evidence calls that recorded its
+	// result (call.get_result names each evidence node).
+	EvidenceCalls []string `json:"evidence_calls,omitempty"`
+	Error         string   `json:"error,omitempty"`
+}
+
+// StepCase is one entry of a step's input: the tool's arguments, and the
+// revisions the result is computed against (its evidence is pinned to them).
+type StepCase struct {
+	Name         string          `json:"name"`
+	Arguments    json.RawMessage `json:"arguments"`
+	ValidAgainst []string        `json:"valid_against"`
+}
+
+// PrepareStepEvidenceRequest is a step's result to record as evidence.
+type PrepareStepEvidenceRequest struct {
+	RunID     string          `json:"run_id"`
+	ProjectID string          `json:"project_id"`
+	Step      flows.Step      `json:"step"`
+	Case      StepCase        `json:"case"`
+	CaseName  string          `json:"case_name"`
+	FromCall  string          `json:"from_call"`
+	Result    json.RawMessage `json:"result"`
+	// CallIDPrefix seeds the evidence calls' ids, so a retried activity
+	// names the same calls.
+	CallIDPrefix string `json:"call_id_prefix"`
+}
+
+// StepEvidenceCalls are the evidence calls to run, and the fields the
+// result lacked.
+type StepEvidenceCalls struct {
+	Calls   []ToolCallInput `json:"calls"`
+	Missing []string        `json:"missing,omitempty"`
 }
 
 // GateDecision is a person's decision on a gate.

@@ -29,6 +29,7 @@ type Engine interface {
 	Submit(ctx context.Context, runID string, s workflows.Submission) (workflows.RunState, error)
 	EvaluateGate(ctx context.Context, runID string) (workflows.GateState, error)
 	Patch(ctx context.Context, runID string, p workflows.PatchRequest) (workflows.RunState, error)
+	ProposeDecision(ctx context.Context, runID string, d workflows.ProposedDecision) (workflows.GateState, error)
 	// HoldForApproval puts a human-authority tool call (id callID) in the
 	// approvals queue for an identified person and returns its approval
 	// id. Holding the same call again finds the first.

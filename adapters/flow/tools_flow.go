@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
@@ -52,6 +53,16 @@ func flowTools() []tool {
 				"identified person decides it (REST, CLI, the /runs page). Returns at once if the run is at a gate or has ended.",
 			InputSchema: schema([]string{"run_id"}, runIDProp+`,
 "wait_seconds":{"type":"integer","minimum":0,"maximum":600,"default":60}`), Idempotent: true, TimeoutSeconds: 700}, awaitGate},
+		{adapters.Manifest{ToolID: "flow.propose_gate_decision", Name: "Propose a gate decision", Capability: "design_flow",
+			Description: "Record a decision proposed in the client's chat for the gate a run waits at (flow.await_gate asks it): only " +
+				"a decision the gate allows now. It decides nothing: an identified person confirms it on the /runs page, over REST " +
+				"or with metaforge run decide, and sees the proposal there.",
+			InputSchema: schema([]string{"run_id", "gate", "answer"}, runIDProp+`,
+"gate":{"type":"string","minLength":1},
+"answer":{"type":"object","additionalProperties":false,"required":["decision"],"properties":{
+  "decision":{"type":"string","enum":["approve","reject","rework"]},
+  "rework_to":{"type":"string"},
+  "comment":{"type":"string","maxLength":4000}}}`), Idempotent: true, TimeoutSeconds: 30}, proposeGateDecision},
 		{adapters.Manifest{ToolID: "flow.verify_completion", Name: "Verify completion", Capability: "design_flow",
 			Description: "The completion verdict of a run's project: COMPLETED_VERIFIED only when every requirement passes with current " +
 				"evidence; otherwise COMPLETED_UNVERIFIED with the requirements that block it. Reads only.",
@@ -183,8 +194,8 @@ func propose(ctx context.Context, s *Service, raw json.RawMessage) (any, error) 
 }
 
 type startArgs struct {
-	FlowVersionID string                     `json:"flow_version_id"`
-	Inputs        map[string]json.RawMessage `json:"inputs"`
+	FlowVersionID string                          `json:"flow_version_id"`
+	Inputs        map[string][]workflows.StepCase `json:"inputs"`
 }
 
 func startRun(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
@@ -257,7 +268,64 @@ func awaitGate(ctx context.Context, s *Service, raw json.RawMessage) (any, error
 		return nil, err
 	}
 	return map[string]any{"run_id": a.RunID, "at_gate": true, "phase": st.Phase, "gate": gate, "allowed": gate.Allowed,
-		"decide": decideHow(a.RunID, gate.Name)}, nil
+		"decide": decideHow(a.RunID, gate.Name), adapters.AskPersonKey: gateQuestion(st, gate)}, nil
+}
+
+// gateQuestion asks the person in the client's chat how to decide the gate,
+// offering only the decisions it allows. The answer is a proposal: an
+// identified person confirms it (REST, CLI, the /runs page).
+func gateQuestion(st workflows.RunState, gate workflows.GateState) adapters.AskPerson {
+	var lines []string
+	if gate.Result != nil {
+		for _, c := range gate.Result.Criteria {
+			line := fmt.Sprintf("- %s: %s (%s)", c.Kind, c.Status, c.Detail)
+			if c.WaivedBy != "" {
+				line += ", waived by " + c.WaivedBy
+			}
+			lines = append(lines, line)
+		}
+	}
+	msg := fmt.Sprintf("Design-flow run %s (%s, project %s) waits at gate %s after phase %s.\n%s\n"+
+		"How should it be decided? Your answer is recorded as a proposal; it takes effect once an identified person confirms it "+
+		"(the /runs page, or metaforge run decide %s).", st.RunID, st.FlowID, st.ProjectID, gate.Name, st.Phase, strings.Join(lines, "\n"), st.RunID)
+	props := map[string]any{
+		"decision": map[string]any{"type": "string", "title": "Decision", "enum": gate.Allowed},
+		"comment":  map[string]any{"type": "string", "title": "Comment"},
+	}
+	var done []string
+	for _, p := range st.Phases[:st.PhaseIndex+1] {
+		done = append(done, p.Name)
+	}
+	if slices.Contains(gate.Allowed, workflows.DecisionRework) {
+		props["rework_to"] = map[string]any{"type": "string", "title": "Rework from phase (for rework)", "enum": done}
+	}
+	schema, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "required": []string{"decision"}})
+	return adapters.AskPerson{Message: msg, Schema: schema, AnswerTool: "flow.propose_gate_decision",
+		AnswerArguments: map[string]any{"run_id": st.RunID, "gate": gate.Name}}
+}
+
+func proposeGateDecision(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
+	var a struct {
+		RunID  string `json:"run_id"`
+		Gate   string `json:"gate"`
+		Answer struct {
+			Decision string `json:"decision"`
+			ReworkTo string `json:"rework_to"`
+			Comment  string `json:"comment"`
+		} `json:"answer"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	ci := adapters.CallInfoFrom(ctx)
+	g, err := s.Engine.ProposeDecision(ctx, a.RunID, workflows.ProposedDecision{Gate: a.Gate, Decision: a.Answer.Decision,
+		ReworkTo: a.Answer.ReworkTo, Comment: a.Answer.Comment, Client: ci.Client, SessionID: ci.SessionID})
+	if err != nil {
+		return nil, err
+	}
+	return map[string]any{"run_id": a.RunID, "gate": g.Name, "proposed": g.Proposed,
+		"confirm": decideHow(a.RunID, g.Name),
+		"detail":  "recorded as a proposal; the gate is decided once an identified person confirms it"}, nil
 }
 
 // decideHow tells where an identified person decides a gate.

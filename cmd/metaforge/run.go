@@ -151,6 +151,11 @@ func runStatus(ctx context.Context, args []string, out io.Writer) error {
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	if st.PhaseIndex < len(st.Phases) {
+		if p := st.Phases[st.PhaseIndex].Gate.Proposed; p != nil {
+			fmt.Fprintf(out, "proposed in the client's chat: %s %s %s (confirm it with run decide)\n", p.Decision, p.ReworkTo, p.Comment)
+		}
+	}
 	if st.Verdict != nil {
 		fmt.Fprintf(out, "verdict: %s\n", st.Verdict.Verdict)
 	}
