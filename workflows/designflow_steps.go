@@ -10,7 +10,6 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
-
 )
 
 // StepCaller is the caller class of the tool calls a run makes itself.
