@@ -350,3 +350,54 @@ func TestAnalysisStepRunsFEAPerLoadCase(t *testing.T) {
 	}
 	h.recordHistory(runID, "mech_v1_analysis_steps.json")
 }
+
+// The flow tools that read: the templates with their invariants, the
+// intent compiled the same way twice, the capability gaps against what is
+// served, and a run's lifecycle.
+func TestFlowReadTools(t *testing.T) {
+	h := newHarness(t)
+	list := h.call("flow.list", map[string]any{})
+	if fl := list["flows"].([]any); len(fl) != 3 {
+		t.Fatalf("flow.list: %d flows", len(fl))
+	}
+	for _, f := range list["flows"].([]any) {
+		if f.(map[string]any)["invariants_pass"] != true {
+			t.Fatalf("a template breaks an invariant: %v", f)
+		}
+	}
+	goal := map[string]any{"goal": "an aluminium 6061 bracket carrying 200 N with under 0.5 mm deflection, made by cnc milling"}
+	a, b := h.call("flow.compile_intent", goal), h.call("flow.compile_intent", goal)
+	if fmt.Sprint(a) != fmt.Sprint(b) {
+		t.Fatal("flow.compile_intent is not deterministic")
+	}
+	var found bool
+	for _, c := range a["success_criteria"].([]any) {
+		c := c.(map[string]any)
+		if c["metric"] == "max_displacement" && c["operator"] == "<=" && c["limit"] == 0.5 && c["unit"] == "mm" {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatalf("the deflection limit is not a success criterion: %v", a["success_criteria"])
+	}
+	// This harness serves only the twin and the flow tools: the solver
+	// tools of mech_v1 are gaps, and a phase with none served is high.
+	caps := h.call("flow.capabilities", map[string]any{"flow": "mech_v1"})
+	severity := map[string]string{}
+	for _, g := range caps["gaps"].([]any) {
+		g := g.(map[string]any)
+		severity[g["tool"].(string)] = g["severity"].(string)
+	}
+	if severity["calculix.run_fea"] == "" || severity["twin.record_evidence"] != "" {
+		t.Fatalf("gaps: %v", severity)
+	}
+	version := h.approvedVersion("design_v1")
+	runID := h.call("flow.start_run", map[string]any{"flow_version_id": version})["run_id"].(string)
+	h.waitFor(runID, workflows.RunWaitingForClient)
+	lc := h.call("flow.lifecycle", map[string]any{"run_id": runID})
+	first := lc["phases"].([]any)[0].(map[string]any)
+	if first["eligible"] != true || lc["verdict"] != flows.CompletedUnverified {
+		t.Fatalf("flow.lifecycle at the start: %v", lc)
+	}
+	h.refused("flow.status", map[string]any{"run_id": "0000000000000000"}, "does not exist")
+}

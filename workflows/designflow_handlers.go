@@ -155,14 +155,7 @@ func (r *run) validateDecision(ctx workflow.Context, d GateDecision) error {
 		}
 	case DecisionReject:
 	case DecisionRework:
-		to := r.phaseIndex(d.ReworkTo)
-		if to < 0 || to > r.state.PhaseIndex {
-			var done []string
-			for _, q := range r.flow.Phases[:r.state.PhaseIndex+1] {
-				done = append(done, q.Name)
-			}
-			return fmt.Errorf("rework_to %q: rework goes back to a phase already run: one of %s", d.ReworkTo, strings.Join(done, ", "))
-		}
+		return r.checkReworkTo(d.ReworkTo)
 	default:
 		return fmt.Errorf("decision %q is not one of approve, reject, rework", d.Decision)
 	}
@@ -189,11 +182,22 @@ func (r *run) validateProposal(ctx workflow.Context, d ProposedDecision) error {
 	case !slices.Contains(ps.Gate.Allowed, d.Decision):
 		return fmt.Errorf("decision %q is not one gate %s allows now (%s)", d.Decision, p.Gate.Name, strings.Join(ps.Gate.Allowed, ", "))
 	case d.Decision == DecisionRework:
-		if to := r.phaseIndex(d.ReworkTo); to < 0 || to > r.state.PhaseIndex {
-			return fmt.Errorf("rework_to %q: rework goes back to a phase already run", d.ReworkTo)
-		}
+		return r.checkReworkTo(d.ReworkTo)
 	}
 	return nil
+}
+
+// checkReworkTo refuses a rework to a phase that does not exist or has not
+// run yet, naming the phases it can go back to.
+func (r *run) checkReworkTo(phase string) error {
+	if to := r.phaseIndex(phase); to >= 0 && to <= r.state.PhaseIndex {
+		return nil
+	}
+	var done []string
+	for _, q := range r.flow.Phases[:r.state.PhaseIndex+1] {
+		done = append(done, q.Name)
+	}
+	return fmt.Errorf("rework_to %q: rework goes back to a phase already run: one of %s", phase, strings.Join(done, ", "))
 }
 
 func (r *run) propose(ctx workflow.Context, d ProposedDecision) (GateState, error) {

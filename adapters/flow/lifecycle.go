@@ -77,17 +77,7 @@ func capabilities(ctx context.Context, s *Service, raw json.RawMessage) (any, er
 }
 
 func lifecycle(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a struct {
-		RunID string `json:"run_id"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	st, err := s.Engine.RunState(ctx, a.RunID)
-	if err != nil {
-		return nil, err
-	}
-	facts, err := s.Facts.FlowFacts(ctx, st.ProjectID)
+	st, facts, err := runAndFacts(ctx, s, raw)
 	if err != nil {
 		return nil, err
 	}

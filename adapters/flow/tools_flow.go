@@ -234,13 +234,28 @@ func start(ctx context.Context, s *Service, a startArgs) (any, error) {
 }
 
 func status(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
+	return runOf(ctx, s, raw)
+}
+
+// runOf is the state of the run a tool's only argument, run_id, names.
+func runOf(ctx context.Context, s *Service, raw json.RawMessage) (workflows.RunState, error) {
 	var a struct {
 		RunID string `json:"run_id"`
 	}
 	if err := decode(raw, &a); err != nil {
-		return nil, err
+		return workflows.RunState{}, err
 	}
 	return s.Engine.RunState(ctx, a.RunID)
+}
+
+// runAndFacts is the run run_id names and what its project's twin holds.
+func runAndFacts(ctx context.Context, s *Service, raw json.RawMessage) (workflows.RunState, flows.Facts, error) {
+	st, err := runOf(ctx, s, raw)
+	if err != nil {
+		return st, flows.Facts{}, err
+	}
+	facts, err := s.Facts.FlowFacts(ctx, st.ProjectID)
+	return st, facts, err
 }
 
 func awaitGate(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
@@ -338,22 +353,12 @@ func decideHow(runID, gate string) map[string]string {
 }
 
 func verifyCompletion(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a struct {
-		RunID string `json:"run_id"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	st, err := s.Engine.RunState(ctx, a.RunID)
-	if err != nil {
-		return nil, err
-	}
-	facts, err := s.Facts.FlowFacts(ctx, st.ProjectID)
+	st, facts, err := runAndFacts(ctx, s, raw)
 	if err != nil {
 		return nil, err
 	}
 	verdict, blocking := flows.Completion(facts)
-	return map[string]any{"run_id": a.RunID, "project_id": st.ProjectID, "verdict": verdict, "blocking": blocking,
+	return map[string]any{"run_id": st.RunID, "project_id": st.ProjectID, "verdict": verdict, "blocking": blocking,
 		"requirements": facts.Requirements}, nil
 }
 

@@ -21,13 +21,7 @@ func runTools() []tool {
 }
 
 func runStatus(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a struct {
-		RunID string `json:"run_id"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	st, err := s.Engine.RunState(ctx, a.RunID)
+	st, err := runOf(ctx, s, raw)
 	if err != nil {
 		return nil, err
 	}
