@@ -134,9 +134,11 @@ var annotationTable = map[string]Annotations{
 	"run.start_design_flow":  {Idempotent: true, ApprovedElsewhere: true},
 	"run.get_status":         {ReadOnly: true, Idempotent: true},
 	"flow.patch":             {HumanAuthority: true, Idempotent: true},
-	"phase.list_tasks":       {ReadOnly: true, Idempotent: true},
-	"phase.claim":            {Idempotent: true},
-	"phase.submit":           {Idempotent: true},
+	// A chat answer recorded as a proposal: a person confirms it elsewhere.
+	"flow.propose_gate_decision": {Idempotent: true, ApprovedElsewhere: true},
+	"phase.list_tasks":           {ReadOnly: true, Idempotent: true},
+	"phase.claim":                {Idempotent: true},
+	"phase.submit":               {Idempotent: true},
 }
 
 // AnnotationsFor returns a tool's declared annotations, and whether anyone
