@@ -1,9 +1,6 @@
 package beam
 
-import (
-	"fmt"
-	"math"
-)
+import "math"
 
 // WallSearch is the minimum-mass wall thickness problem of a tube
 // cantilever: the thinnest wall (mass grows with it) whose tip deflection
@@ -26,13 +23,21 @@ type WallSearch struct {
 	MaxIterations int
 }
 
-// Candidate is one wall thickness tried.
+// Candidate is one value of the searched parameter tried: a wall
+// thickness (WallSearch, or a TubeSearch of the wall) or a section height
+// (a TubeSearch of the height).
 type Candidate struct {
+	// Value is the searched parameter's value, mm: the wall for a wall
+	// search, the height for a height search.
+	Value        float64 `json:"value"`
 	WallMM       float64 `json:"wall_thickness_mm"`
+	HeightMM     float64 `json:"height_mm"`
 	DeflectionMM float64 `json:"tip_deflection_mm"`
 	StressMPa    float64 `json:"max_bending_stress_mpa"`
 	SafetyFactor float64 `json:"safety_factor"`
-	Feasible     bool    `json:"feasible"`
+	// MassKg is the beam's mass; only when the search has a density.
+	MassKg   float64 `json:"mass_kg,omitempty"`
+	Feasible bool    `json:"feasible"`
 }
 
 // Outcome of a search.
@@ -45,8 +50,13 @@ const (
 // WallResult is a search's answer and its trail.
 type WallResult struct {
 	Status string `json:"status"`
+	// Parameter is what was searched: ParamWall or ParamHeight.
+	Parameter string `json:"parameter,omitempty"`
+	// Value is the smallest feasible value of the parameter found (the
+	// interval's upper end); absent unless one is feasible.
+	Value *float64 `json:"value,omitempty"`
 	// WallMM is the thinnest feasible wall found (the interval's upper
-	// end); absent unless one is feasible.
+	// end); absent unless one is feasible, and for a height search.
 	WallMM *float64 `json:"wall_thickness_mm,omitempty"`
 	// Iterations counts the halvings; Candidates also holds the two
 	// bounds tried first.
@@ -57,30 +67,14 @@ type WallResult struct {
 }
 
 // Evaluate is one candidate wall's deflection, stress and feasibility.
-func (s WallSearch) Evaluate(wall float64) Candidate {
-	c := Cantilever{Section: HollowRect{s.WidthMM, s.HeightMM, wall}, LengthMM: s.LengthMM, YoungsModulusMPa: s.YoungsModulusMPa}
-	cand := Candidate{WallMM: wall, DeflectionMM: c.TipDeflection(s.LoadN), StressMPa: c.MaxBendingStress(s.LoadN)}
-	cand.SafetyFactor = s.YieldMPa / cand.StressMPa
-	cand.Feasible = cand.DeflectionMM <= s.DeflectionLimitMM && cand.SafetyFactor >= s.SafetyFactor
-	return cand
-}
+func (s WallSearch) Evaluate(wall float64) Candidate { return s.Tube().Evaluate(wall) }
 
-// check says what is wrong with the problem as stated.
-func (s WallSearch) check() error {
-	for _, f := range []struct {
-		name string
-		v    float64
-	}{{"width_mm", s.WidthMM}, {"height_mm", s.HeightMM}, {"length_mm", s.LengthMM}, {"load_n", s.LoadN},
-		{"youngs_modulus", s.YoungsModulusMPa}, {"yield strength", s.YieldMPa}, {"deflection_limit_mm", s.DeflectionLimitMM},
-		{"sf_limit", s.SafetyFactor}, {"tolerance_mm", s.ToleranceMM}, {"min wall", s.MinWallMM}} {
-		if !(f.v > 0) || math.IsInf(f.v, 0) {
-			return fmt.Errorf("%s must be a positive number, got %g", f.name, f.v)
-		}
-	}
-	if !(s.MaxWallMM > s.MinWallMM) {
-		return fmt.Errorf("the wall range [%g, %g] mm is empty", s.MinWallMM, s.MaxWallMM)
-	}
-	return HollowRect{s.WidthMM, s.HeightMM, s.MaxWallMM}.Check()
+// Tube is the same problem as a TubeSearch of the wall thickness.
+func (s WallSearch) Tube() TubeSearch {
+	return TubeSearch{Parameter: ParamWall, WidthMM: s.WidthMM, HeightMM: s.HeightMM, LengthMM: s.LengthMM, LoadN: s.LoadN,
+		YoungsModulusMPa: s.YoungsModulusMPa, YieldMPa: s.YieldMPa, DeflectionLimitMM: s.DeflectionLimitMM,
+		SafetyFactor: s.SafetyFactor, MinMM: s.MinWallMM, MaxMM: s.MaxWallMM, ToleranceMM: s.ToleranceMM,
+		MaxIterations: s.MaxIterations}
 }
 
 // IterationsFor is how many halvings bring the range within the tolerance:
@@ -91,48 +85,6 @@ func IterationsFor(rangeMM, toleranceMM float64) int {
 
 // MinimumWall bisects for the thinnest feasible wall. The thickest wall is
 // tried first: if it fails, no wall in the range can pass (the constraints
-// only loosen as the wall grows), and that is proven, not guessed.
-func MinimumWall(s WallSearch) (WallResult, error) {
-	if err := s.check(); err != nil {
-		return WallResult{}, err
-	}
-	budget := s.MaxIterations
-	if budget == 0 {
-		budget = IterationsFor(s.MaxWallMM-s.MinWallMM, s.ToleranceMM)
-	}
-	res := WallResult{Budget: budget, Candidates: []Candidate{}}
-	try := func(w float64) Candidate {
-		c := s.Evaluate(w)
-		res.Candidates = append(res.Candidates, c)
-		return c
-	}
-	if hi := try(s.MaxWallMM); !hi.Feasible {
-		res.Status = Infeasible
-		res.Reason = fmt.Sprintf("even the thickest wall, %g mm, fails (tip deflection %.4g mm against %g, safety factor %.3g against %g); thicker walls leave no hollow",
-			s.MaxWallMM, hi.DeflectionMM, s.DeflectionLimitMM, hi.SafetyFactor, s.SafetyFactor)
-		return res, nil
-	}
-	lo, hi := s.MinWallMM, s.MaxWallMM
-	if c := try(lo); c.Feasible {
-		res.Status, res.WallMM = Converged, &lo
-		res.Reason = "the thinnest wall allowed already passes"
-		return res, nil
-	}
-	for hi-lo > s.ToleranceMM {
-		if res.Iterations >= budget {
-			res.Status = OutOfBudget
-			res.WallMM = &hi
-			res.Reason = fmt.Sprintf("the budget of %d evaluations ran out with the optimum between %g and %g mm", budget, lo, hi)
-			return res, nil
-		}
-		mid := (lo + hi) / 2
-		res.Iterations++
-		if try(mid).Feasible {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	res.Status, res.WallMM = Converged, &hi
-	return res, nil
-}
+// only loosen as the wall grows), and that is proven, not guessed. It is
+// MinimumTube of the wall thickness.
+func MinimumWall(s WallSearch) (WallResult, error) { return MinimumTube(s.Tube()) }
