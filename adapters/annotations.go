@@ -99,14 +99,25 @@ var annotationTable = map[string]Annotations{
 	"twin.record_engineering_entity":  {},
 	"twin.approve_engineering_entity": {HumanAuthority: true, Idempotent: true},
 	"twin.record_claim":               {},
+	// Closed-form searches on a committed tube that record what they found
+	// (evidence, and a decision for a converged winner): writes.
+	"twin.optimize_parameter":         {},
+	"twin.rank_sensitivity":           {},
 	"twin.thread_for":                 {ReadOnly: true, Idempotent: true},
 	"twin.what_verifies":              {ReadOnly: true, Idempotent: true},
 	"twin.where_used":                 {ReadOnly: true, Idempotent: true},
 	"twin.find_by_property":           {ReadOnly: true, Idempotent: true},
 	"twin.record_component_selection": {},
 	"twin.constraint_violations":      {ReadOnly: true, Idempotent: true},
-	"constraint.validate":             {ReadOnly: true, Idempotent: true},
-	"twin.query_cypher":               {ReadOnly: true, Idempotent: true, WritesWithTwinMutations: true},
+	// Design loops: starting one writes its iterations; approving records
+	// who decided.
+	"twin.start_design_loop":             {Idempotent: true},
+	"twin.start_tube_height_design_loop": {Idempotent: true},
+	"twin.get_design_loop":               {ReadOnly: true, Idempotent: true},
+	"twin.approve_design_loop":           {HumanAuthority: true, Idempotent: true},
+	"twin.evaluate_metric":               {Idempotent: true},
+	"constraint.validate":                {ReadOnly: true, Idempotent: true},
+	"twin.query_cypher":                  {ReadOnly: true, Idempotent: true, WritesWithTwinMutations: true},
 
 	// The test-fixture adapter (adapters/adaptertest) serves only tests.
 	// Its tools that change nothing are reads; write stands for any write,

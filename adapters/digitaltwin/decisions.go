@@ -37,51 +37,20 @@ type alternative struct {
 
 func recordDecision(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
 	var a struct {
-		ProjectID    string        `json:"project_id"`
-		Name         string        `json:"name"`
-		Decision     string        `json:"decision"`
-		Rationale    string        `json:"rationale"`
-		Alternatives []alternative `json:"alternatives"`
-		DependsOn    []string      `json:"depends_on"`
-		itemArgs
+		ProjectID string `json:"project_id"`
+		decisionInput
 	}
 	if err := decode(raw, &a); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(a.Name) == "" || strings.TrimSpace(a.Decision) == "" {
-		return nil, protocol.Refusal("Missing: name and decision. Say what was decided in decision, and give it a short name")
-	}
-	for i, alt := range a.Alternatives {
-		if strings.TrimSpace(alt.Option) == "" || strings.TrimSpace(alt.Reason) == "" {
-			return nil, protocol.Refusal("alternatives[%d] needs both option and reason (why it was rejected)", i)
-		}
+	if err := a.check(); err != nil {
+		return nil, err
 	}
 	p, err := projectFor(ctx, b, a.ProjectID)
 	if err != nil {
 		return nil, err
 	}
-	pins, err := pinItems(ctx, b, p.ID, "depends_on", a.DependsOn)
-	if err != nil {
-		return nil, err
-	}
-	var links []twin.Link
-	refs := []string{}
-	for _, n := range pins {
-		links = append(links, twin.Link{Type: twin.EdgeDependsOn, To: n.ID, Properties: map[string]any{"ref": n.Ref()}})
-		refs = append(refs, n.Ref())
-	}
-	alts := []any{}
-	for _, alt := range a.Alternatives {
-		alts = append(alts, map[string]any{"option": strings.TrimSpace(alt.Option), "reason": strings.TrimSpace(alt.Reason)})
-	}
-	props := map[string]any{"decision": a.Decision, "alternatives": alts}
-	if a.Rationale != "" {
-		props["rationale"] = a.Rationale
-	}
-	if len(refs) > 0 {
-		props["depends_on"] = refs
-	}
-	n, it, err := b.Store.CommitRevision(ctx, revisionWrite(ctx, p.ID, "decision", strings.TrimSpace(a.Name), a.itemArgs, props, links))
+	n, it, refs, err := writeDecision(ctx, b, p.ID, a.decisionInput)
 	if err != nil {
 		return nil, err
 	}
@@ -89,6 +58,81 @@ func recordDecision(ctx context.Context, b *Backend, raw json.RawMessage) (any, 
 	out["project_id"] = p.ID
 	out["depends_on"] = refs
 	return out, nil
+}
+
+// decisionInput is a decision to record: what twin.record_decision takes,
+// and what the tools that decide (twin.optimize_parameter) record through
+// writeDecision.
+type decisionInput struct {
+	Name         string        `json:"name"`
+	Decision     string        `json:"decision"`
+	Rationale    string        `json:"rationale"`
+	Alternatives []alternative `json:"alternatives"`
+	DependsOn    []string      `json:"depends_on"`
+	// SupportedBy are node ids of the evidence the decision rests on,
+	// linked with SUPPORTED_BY edges; only tools that record both set it.
+	SupportedBy []string `json:"-"`
+	itemArgs
+}
+
+// check refuses a decision with nothing decided, or an alternative with
+// no option or no reason.
+func (d decisionInput) check() error {
+	if strings.TrimSpace(d.Name) == "" || strings.TrimSpace(d.Decision) == "" {
+		return protocol.Refusal("Missing: name and decision. Say what was decided in decision, and give it a short name")
+	}
+	for i, alt := range d.Alternatives {
+		if strings.TrimSpace(alt.Option) == "" || strings.TrimSpace(alt.Reason) == "" {
+			return protocol.Refusal("alternatives[%d] needs both option and reason (why it was rejected)", i)
+		}
+	}
+	return nil
+}
+
+// writeDecision records a decision as the next revision of its item,
+// pinned (DEPENDS_ON) to the revisions it rests on and SUPPORTED_BY the
+// evidence it cites; refs are the pinned revisions' KEY@n. Its
+// idempotency key is the context's callId.
+func writeDecision(ctx context.Context, b *Backend, projectID string, d decisionInput) (twin.Node, twin.Item, []string, error) {
+	if err := d.check(); err != nil {
+		return twin.Node{}, twin.Item{}, nil, err
+	}
+	pins, err := pinItems(ctx, b, projectID, "depends_on", d.DependsOn)
+	if err != nil {
+		return twin.Node{}, twin.Item{}, nil, err
+	}
+	var links []twin.Link
+	refs := []string{}
+	for _, n := range pins {
+		links = append(links, twin.Link{Type: twin.EdgeDependsOn, To: n.ID, Properties: map[string]any{"ref": n.Ref()}})
+		refs = append(refs, n.Ref())
+	}
+	for _, id := range d.SupportedBy {
+		ev, err := resolveRef(ctx, b, projectID, id)
+		if err != nil {
+			return twin.Node{}, twin.Item{}, nil, fmt.Errorf("supporting evidence %s: %w", id, err)
+		}
+		if ev.Type != "evidence" {
+			return twin.Node{}, twin.Item{}, nil, protocol.Refusal("supporting evidence %s is a %s, not evidence", id, ev.Type)
+		}
+		links = append(links, twin.Link{Type: edgeSupportedBy, To: ev.ID})
+	}
+	alts := []any{}
+	for _, alt := range d.Alternatives {
+		alts = append(alts, map[string]any{"option": strings.TrimSpace(alt.Option), "reason": strings.TrimSpace(alt.Reason)})
+	}
+	props := map[string]any{"decision": d.Decision, "alternatives": alts}
+	if d.Rationale != "" {
+		props["rationale"] = d.Rationale
+	}
+	if len(refs) > 0 {
+		props["depends_on"] = refs
+	}
+	n, it, err := b.Store.CommitRevision(ctx, revisionWrite(ctx, projectID, "decision", strings.TrimSpace(d.Name), d.itemArgs, props, links))
+	if err != nil {
+		return twin.Node{}, twin.Item{}, nil, err
+	}
+	return n, it, refs, nil
 }
 
 // pinItems resolves item refs to exact revisions, once each, in order. Each
