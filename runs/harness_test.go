@@ -70,7 +70,8 @@ func newHarness(t *testing.T, extra ...adapters.Adapter) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	backend := &digitaltwin.Backend{Store: mem, Sessions: mem, Blobs: blobs}
+	backend := &digitaltwin.Backend{Store: mem, Sessions: mem, Blobs: blobs, Loops: &runs.Loops{Client: tmp.Client},
+		Metrics: &runs.Metrics{Client: tmp.Client}}
 	reg := adapters.NewRegistry()
 	svc := &runs.Service{Client: tmp.Client, Namespace: tmp.Namespace, Registry: reg}
 	all := append(digitaltwin.New(backend), flow.New(&flow.Service{Engine: svc, Store: mem, Facts: backend, Catalog: reg})...)
@@ -97,6 +98,13 @@ func newID() string {
 // a fresh call id, and returns its data or its error.
 func (h *harness) callErr(tool string, args map[string]any) (map[string]any, error) {
 	h.t.Helper()
+	return h.callAs(tool, args, "")
+}
+
+// callAs is callErr for a call a person approved (approvedBy, "" for none):
+// what a human-authority tool sees once its hold is decided.
+func (h *harness) callAs(tool string, args map[string]any, approvedBy string) (map[string]any, error) {
+	h.t.Helper()
 	raw, _ := json.Marshal(args)
 	if err := h.reg.ValidateArguments(tool, raw); err != nil {
 		return nil, err
@@ -105,7 +113,7 @@ func (h *harness) callErr(tool string, args map[string]any) (map[string]any, err
 	if !ok {
 		h.t.Fatalf("no tool %s", tool)
 	}
-	ctx := adapters.WithCallInfo(h.ctx, adapters.CallInfo{CallID: newID(), SessionID: "session-1", Caller: "local"})
+	ctx := adapters.WithCallInfo(h.ctx, adapters.CallInfo{CallID: newID(), SessionID: "session-1", Caller: "local", ApprovedBy: approvedBy})
 	res, err := a.Call(ctx, tool, raw)
 	if err != nil {
 		return nil, err

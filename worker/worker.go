@@ -72,6 +72,8 @@ func ParseQueues(spec string, reg *adapters.Registry) ([]string, error) {
 func StartWorkers(c client.Client, reg *adapters.Registry, queues []string, logger *slog.Logger) (*Workers, error) {
 	tools := &activities.Tools{Registry: reg}
 	designFlows := &activities.DesignFlows{Facts: factsReader(reg), Registry: reg}
+	designLoops := &activities.DesignLoops{Twin: loopTwin(reg)}
+	metrics := &activities.Metrics{Twin: metricTwin(reg), Steps: designFlows}
 	w := &Workers{queues: queues}
 	for _, q := range queues {
 		wk := sdkworker.New(c, q, sdkworker.Options{
@@ -85,6 +87,15 @@ func StartWorkers(c client.Client, reg *adapters.Registry, queues []string, logg
 			wk.RegisterActivityWithOptions(designFlows.VerifyCompletion, activity.RegisterOptions{Name: workflows.VerifyCompletionActivity})
 			wk.RegisterActivityWithOptions(designFlows.PrepareStepCall, activity.RegisterOptions{Name: workflows.PrepareStepCallActivity})
 			wk.RegisterActivityWithOptions(designFlows.PrepareStepEvidence, activity.RegisterOptions{Name: workflows.PrepareStepEvidenceActivity})
+			wk.RegisterWorkflowWithOptions(workflows.DesignLoop, workflow.RegisterOptions{Name: "DesignLoop"})
+			wk.RegisterActivityWithOptions(designLoops.EvaluateLoopCandidate, activity.RegisterOptions{Name: workflows.EvaluateLoopCandidateActivity})
+			wk.RegisterActivityWithOptions(designLoops.RecordLoop, activity.RegisterOptions{Name: workflows.RecordLoopActivity})
+			wk.RegisterActivityWithOptions(designLoops.RecordLoopIteration, activity.RegisterOptions{Name: workflows.RecordLoopIterationActivity})
+			wk.RegisterActivityWithOptions(designLoops.RecordLoopOutcome, activity.RegisterOptions{Name: workflows.RecordLoopOutcomeActivity})
+			wk.RegisterWorkflowWithOptions(workflows.EvaluateMetric, workflow.RegisterOptions{Name: "EvaluateMetric"})
+			wk.RegisterActivityWithOptions(metrics.Tier0Metric, activity.RegisterOptions{Name: workflows.Tier0MetricActivity})
+			wk.RegisterActivityWithOptions(metrics.PrepareTier2Call, activity.RegisterOptions{Name: workflows.PrepareTier2CallActivity})
+			wk.RegisterActivityWithOptions(metrics.RecordTier2Metric, activity.RegisterOptions{Name: workflows.RecordTier2MetricActivity})
 		} else {
 			wk.RegisterActivityWithOptions(tools.InvokeTool, activity.RegisterOptions{Name: workflows.InvokeToolActivity})
 		}
@@ -107,6 +118,27 @@ func factsReader(reg *adapters.Registry) activities.FactsReader {
 		}
 	}
 	return noTwin{}
+}
+
+// loopTwin is the served adapter that persists design loops (the twin's
+// own tools), or nil: a loop activity then fails and says why.
+func loopTwin(reg *adapters.Registry) activities.LoopTwin {
+	for _, a := range reg.Adapters() {
+		if l, ok := a.(activities.LoopTwin); ok {
+			return l
+		}
+	}
+	return nil
+}
+
+// metricTwin is the served adapter that records tiered evaluations.
+func metricTwin(reg *adapters.Registry) activities.MetricTwin {
+	for _, a := range reg.Adapters() {
+		if m, ok := a.(activities.MetricTwin); ok {
+			return m
+		}
+	}
+	return nil
 }
 
 type noTwin struct{}

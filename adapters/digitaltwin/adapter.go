@@ -31,6 +31,11 @@ type Backend struct {
 	Stash *twin.GeometryStash
 	// Cypher runs twin.query_cypher; nil when the store has no Cypher.
 	Cypher twin.CypherRunner
+	// Loops runs design loops (the DesignLoop workflow); nil where there
+	// is no Temporal, and the loop tools then say so.
+	Loops LoopEngine
+	// Metrics runs tiered evaluations (the EvaluateMetric workflow).
+	Metrics MetricEngine
 	// AllowMutations lets twin.query_cypher run queries that write
 	// (--allow-twin-mutations); its annotation then stops being read-only.
 	AllowMutations bool

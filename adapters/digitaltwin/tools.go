@@ -11,6 +11,8 @@ func twinTools() []tool {
 		selectionTools(), // component selections against the requirements
 		checkTools(),     // constraint_violations
 		queryTools(),     // query_cypher
+		loopTools(),      // design loops: start (wall, height), get, approve
+		{evaluateMetricTool()},
 	} {
 		out = append(out, area...)
 	}

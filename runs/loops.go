@@ -1,0 +1,94 @@
+package runs
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	enumspb "go.temporal.io/api/enums/v1"
+	"go.temporal.io/api/serviceerror"
+	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/temporal"
+
+	"github.com/metaforge/metaforge/adapters/digitaltwin"
+	"github.com/metaforge/metaforge/workflows"
+)
+
+// Loops reaches DesignLoop workflows: it backs the twin's design-loop
+// tools (digitaltwin.LoopEngine).
+type Loops struct {
+	Client client.Client
+}
+
+var _ digitaltwin.LoopEngine = (*Loops)(nil)
+
+// StartLoop starts workflow design-loop-<loopId>. The id is the hash of the
+// loop's inputs, so a second start of the same loop finds the first,
+// running or ended, and reports it as a duplicate.
+func (l *Loops) StartLoop(ctx context.Context, s digitaltwin.LoopStart) (bool, error) {
+	in := workflows.DesignLoopInput{LoopID: s.LoopID, ProjectID: s.ProjectID, WorkProductID: s.WorkProductID, Parameter: s.Parameter,
+		LoadN: s.LoadN, DeflectionMM: s.DeflectionLimitMM, SFLimit: s.SFLimit, MinMM: s.MinMM, MaxMM: s.MaxMM, ToleranceMM: s.ToleranceMM,
+		MaxIterations: s.MaxIterations, ApprovalWindowSeconds: s.ApprovalWindowSeconds}
+	_, err := l.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                    workflows.DesignLoopWorkflowID(s.LoopID),
+		TaskQueue:             workflows.TaskQueue,
+		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		WorkflowExecutionErrorWhenAlreadyStarted: true,
+		StaticSummary: fmt.Sprintf("design loop over %s of %s: deflection ≤ %g mm, safety factor ≥ %g, %g N",
+			s.Parameter, s.WorkProductID, s.DeflectionLimitMM, s.SFLimit, s.LoadN),
+		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.AttrProject.ValueSet(s.ProjectID)),
+	}, "DesignLoop", in)
+	var started *serviceerror.WorkflowExecutionAlreadyStarted
+	if errors.As(err, &started) {
+		return true, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("start design loop %s: %w", s.LoopID, err)
+	}
+	return false, nil
+}
+
+// LoopState asks a loop's workflow where it stands; running is false once
+// it has ended (its record is then the twin's).
+func (l *Loops) LoopState(ctx context.Context, loopID string) (json.RawMessage, bool, error) {
+	id := workflows.DesignLoopWorkflowID(loopID)
+	d, err := l.Client.DescribeWorkflowExecution(ctx, id, "")
+	var notFound *serviceerror.NotFound
+	if errors.As(err, &notFound) {
+		return nil, false, fmt.Errorf("design loop %s does not exist: %w", loopID, digitaltwin.ErrNoLoop)
+	}
+	if err != nil {
+		return nil, false, err
+	}
+	running := d.GetWorkflowExecutionInfo().GetStatus() == enumspb.WORKFLOW_EXECUTION_STATUS_RUNNING
+	v, err := l.Client.QueryWorkflow(ctx, id, "", workflows.LoopStateQuery)
+	if err != nil {
+		return nil, running, err
+	}
+	var st workflows.LoopState
+	if err := v.Get(&st); err != nil {
+		return nil, running, err
+	}
+	raw, err := json.Marshal(st)
+	return raw, running, err
+}
+
+// ApproveLoop sends a person's approval to a converged loop.
+func (l *Loops) ApproveLoop(ctx context.Context, loopID string, a digitaltwin.LoopApproval) (json.RawMessage, error) {
+	h, err := l.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: workflows.DesignLoopWorkflowID(loopID),
+		UpdateName: workflows.ApproveLoopUpdate, WaitForStage: client.WorkflowUpdateStageCompleted,
+		Args: []any{workflows.LoopApproval{Approver: a.Approver, ApproverVerified: a.Verified, Comment: a.Comment}}})
+	var st workflows.LoopState
+	if err == nil {
+		err = h.Get(ctx, &st)
+	}
+	if err != nil {
+		var appErr *temporal.ApplicationError
+		if errors.As(err, &appErr) {
+			return nil, fmt.Errorf("%s: %w", appErr.Message(), digitaltwin.ErrLoopRefused)
+		}
+		return nil, fmt.Errorf("design loop %s cannot be approved now (%v): %w", loopID, err, digitaltwin.ErrLoopRefused)
+	}
+	return json.Marshal(st)
+}
