@@ -31,9 +31,9 @@ func (l *Loops) StartLoop(ctx context.Context, s digitaltwin.LoopStart) (bool, e
 		LoadN: s.LoadN, DeflectionMM: s.DeflectionLimitMM, SFLimit: s.SFLimit, MinMM: s.MinMM, MaxMM: s.MaxMM, ToleranceMM: s.ToleranceMM,
 		MaxIterations: s.MaxIterations, ApprovalWindowSeconds: s.ApprovalWindowSeconds}
 	_, err := l.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID:                    workflows.DesignLoopWorkflowID(s.LoopID),
-		TaskQueue:             workflows.TaskQueue,
-		WorkflowIDReusePolicy: enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
+		ID:                                       workflows.DesignLoopWorkflowID(s.LoopID),
+		TaskQueue:                                workflows.TaskQueue,
+		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
 		WorkflowExecutionErrorWhenAlreadyStarted: true,
 		StaticSummary: fmt.Sprintf("design loop over %s of %s: deflection ≤ %g mm, safety factor ≥ %g, %g N",
 			s.Parameter, s.WorkProductID, s.DeflectionLimitMM, s.SFLimit, s.LoadN),

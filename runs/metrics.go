@@ -30,9 +30,9 @@ func (m *Metrics) EvaluateMetric(ctx context.Context, c digitaltwin.MetricCall) 
 			Material: t.Material, LoadDirection: t.LoadDirection}
 	}
 	run, err := m.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID:            workflows.EvaluateMetricWorkflowID(c.CallID),
-		TaskQueue:     workflows.TaskQueue,
-		StaticSummary: fmt.Sprintf("%s of %s against %g mm under %g N, tiered", c.Metric, c.WorkProductID, c.LimitMM, c.LoadN),
+		ID:                    workflows.EvaluateMetricWorkflowID(c.CallID),
+		TaskQueue:             workflows.TaskQueue,
+		StaticSummary:         fmt.Sprintf("%s of %s against %g mm under %g N, tiered", c.Metric, c.WorkProductID, c.LimitMM, c.LoadN),
 		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.AttrProject.ValueSet(c.ProjectID)),
 	}, "EvaluateMetric", in)
 	if err != nil {
