@@ -229,11 +229,18 @@ var stepBase64 = base64.StdEncoding.EncodeToString([]byte("ISO-10303-21;\nHEADER
 // test, when -record is given.
 func (h *harness) recordHistory(runID, file string) {
 	h.t.Helper()
+	h.recordWorkflow(workflows.DesignFlowWorkflowID(runID), "designflow", file)
+}
+
+// recordWorkflow writes a workflow's latest execution's history to
+// ../workflows/testdata/<dir>/<file>, when -record is given.
+func (h *harness) recordWorkflow(workflowID, dir, file string) {
+	h.t.Helper()
 	if !*record {
 		return
 	}
 	var events []*historypb.HistoryEvent
-	it := h.temporal.Client.GetWorkflowHistory(h.ctx, workflows.DesignFlowWorkflowID(runID), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	it := h.temporal.Client.GetWorkflowHistory(h.ctx, workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {
 		ev, err := it.Next()
 		if err != nil {
@@ -245,11 +252,11 @@ func (h *harness) recordHistory(runID, file string) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
-	dir := filepath.Join("..", "workflows", "testdata", "designflow")
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	path := filepath.Join("..", "workflows", "testdata", dir)
+	if err := os.MkdirAll(path, 0o755); err != nil {
 		h.t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, file), append(b, '\n'), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(path, file), append(b, '\n'), 0o644); err != nil {
 		h.t.Fatal(err)
 	}
 }

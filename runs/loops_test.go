@@ -2,8 +2,11 @@ package runs_test
 
 import (
 	"math"
+	"sort"
 	"strings"
 	"testing"
+
+	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/metaforge/metaforge/adapters/beam"
 )
@@ -108,6 +111,13 @@ func TestDesignLoopOverWallAndHeight(t *testing.T) {
 	if done["status"] != "approved" || done["approved_by"] != "alice" || len(done["iterations"].([]any)) != len(its) {
 		t.Fatalf("the loop in the twin after approval: %v", done)
 	}
+	h.recordWorkflow("design-loop-"+loopID, "designloop", "wall_approved.json")
+	// The Temporal UI finds the loop by its project.
+	resp, err := h.temporal.Client.ListWorkflow(h.ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: h.temporal.Namespace,
+		Query: "WorkflowType = 'DesignLoop' AND MfProject = '" + h.project + "'"})
+	if err != nil || len(resp.GetExecutions()) == 0 {
+		t.Fatalf("visibility does not list the loop by MfProject: %v %v", resp, err)
+	}
 
 	// Infeasible, proven: approving it is refused.
 	bad := start("twin.start_design_loop", map[string]any{"load_n": 100.0, "deflection_limit_mm": 1e-6, "min_mm": 0.5, "max_mm": 9.5})
@@ -118,6 +128,7 @@ func TestDesignLoopOverWallAndHeight(t *testing.T) {
 		!strings.Contains(err.Error(), "did not converge") {
 		t.Fatalf("approving an infeasible loop: %v", err)
 	}
+	h.recordWorkflow("design-loop-"+bad["loop_id"].(string), "designloop", "wall_infeasible.json")
 
 	// The same machinery over the height, the wall held at 2 mm.
 	hl := start("twin.start_tube_height_design_loop", map[string]any{"load_n": 100.0, "deflection_limit_mm": 2.0, "sf_limit": 2.0,
@@ -184,6 +195,18 @@ func TestEvaluateMetricEscalatesToCalculiX(t *testing.T) {
 		t.Fatalf("tier 2 %.5f mm against tier 0 %.5f mm: outside the band of %.5f mm", t2["value_mm"], closed, band)
 	}
 	t.Logf("tier 0 %.5f mm, tier 2 (CalculiX) %.5f mm, agreement %.2f%%, band 20%%", closed, t2["value_mm"], close["agreement_pct"])
+	resp, err := h.temporal.Client.ListWorkflow(h.ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: h.temporal.Namespace,
+		Query: "WorkflowType = 'EvaluateMetric' AND MfProject = '" + h.project + "'"})
+	if err != nil || len(resp.GetExecutions()) != 3 {
+		t.Fatalf("visibility lists the evaluations by MfProject: %v %v", resp, err)
+	}
+	// Recorded in the order they ran: tier 0 alone, the escalation not
+	// attempted, the escalation to CalculiX.
+	execs := resp.GetExecutions()
+	sort.Slice(execs, func(i, j int) bool { return execs[i].GetStartTime().AsTime().Before(execs[j].GetStartTime().AsTime()) })
+	for i, name := range []string{"tier0_decides.json", "escalation_not_attempted.json", "escalated_to_calculix.json"} {
+		h.recordWorkflow(execs[i].GetExecution().GetWorkflowId(), "evaluatemetric", name)
+	}
 	ev, err := h.facts.Store.GetNode(h.ctx, t2["evidence_id"].(string))
 	if err != nil {
 		t.Fatal(err)
