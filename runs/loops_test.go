@@ -130,6 +130,13 @@ func TestDesignLoopOverWallAndHeight(t *testing.T) {
 	}
 	h.recordWorkflow("design-loop-"+bad["loop_id"].(string), "designloop", "wall_infeasible.json")
 
+	// A budget too small for the tolerance ends out of budget, echoed.
+	short := start("twin.start_design_loop", map[string]any{"load_n": 100.0, "deflection_limit_mm": 2.0, "sf_limit": 2.0, "min_mm": 0.5,
+		"max_mm": 9.5, "tolerance_mm": 0.001, "max_iterations": 3})
+	if ss := state(short); ss["status"] != "out_of_budget" || short["max_iterations"] != 3.0 || len(ss["iterations"].([]any)) != 5 {
+		t.Fatalf("a budget of 3 halvings: %v", short)
+	}
+
 	// The same machinery over the height, the wall held at 2 mm.
 	hl := start("twin.start_tube_height_design_loop", map[string]any{"load_n": 100.0, "deflection_limit_mm": 2.0, "sf_limit": 2.0,
 		"min_mm": 5, "max_mm": 80, "tolerance_mm": 0.001})
