@@ -35,7 +35,8 @@ func TestMain(m *testing.M) {
 }
 
 // runWorkerProcess serves every queue of a registry holding the test
-// fixture adapter until it is killed.
+// fixture adapter (and, when asked, the loop twin of loop_crash_test.go)
+// until it is killed.
 func runWorkerProcess(addr string) {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
@@ -47,6 +48,9 @@ func runWorkerProcess(addr string) {
 	if err := reg.Register(&adaptertest.Fixture{}); err != nil {
 		panic(err)
 	}
+	if err := registerLoopTwin(ctx, reg); err != nil {
+		panic(err)
+	}
 	w, err := worker.StartWorkers(c, reg, worker.AllQueues(reg), workertest.QuietLogger())
 	if err != nil {
 		panic(err)
@@ -56,10 +60,12 @@ func runWorkerProcess(addr string) {
 	w.Stop()
 }
 
-func startWorkerProcess(t *testing.T, addr string) *exec.Cmd {
+// startWorkerProcess starts a worker process on Temporal at addr, env
+// (KEY=VALUE) added to its environment.
+func startWorkerProcess(t *testing.T, addr string, env ...string) *exec.Cmd {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), workerProcessEnv+"="+addr)
+	cmd.Env = append(append(os.Environ(), workerProcessEnv+"="+addr), env...)
 	cmd.Stderr = os.Stderr
 	out, err := cmd.StdoutPipe()
 	if err != nil {
