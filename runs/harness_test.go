@@ -260,3 +260,19 @@ func (h *harness) recordWorkflow(workflowID, dir, file string) {
 		h.t.Fatal(err)
 	}
 }
+
+// endFaces are a gmsh mesh's faces at the smallest and largest x: where a
+// cantilever along x is held and loaded.
+func endFaces(mesh map[string]any) (fixed, loaded string) {
+	lo, hi := 1e18, -1e18
+	for name, f := range mesh["surface_sets"].(map[string]any) {
+		x := f.(map[string]any)["centroid_mm"].([]any)[0].(float64)
+		if x < lo {
+			lo, fixed = x, name
+		}
+		if x > hi {
+			hi, loaded = x, name
+		}
+	}
+	return fixed, loaded
+}

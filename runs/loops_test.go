@@ -161,17 +161,7 @@ func TestEvaluateMetricEscalatesToCalculiX(t *testing.T) {
 	wp := h.call("twin.commit_geometry", map[string]any{"project_id": h.project, "name": "bar", "step_base64": step["step_base64"],
 		"material": "aluminium_6061", "properties": map[string]any{"bounding_box": props["bounding_box"]}})["node_id"].(string)
 	mesh := h.call("gmsh.generate_mesh", map[string]any{"input_file": bar["cad_file"], "element_order": 2, "mesh_size_mm": 4})
-	var fixed, loaded string
-	lo, hi := 1e18, -1e18
-	for name, f := range mesh["surface_sets"].(map[string]any) {
-		x := f.(map[string]any)["centroid_mm"].([]any)[0].(float64)
-		if x < lo {
-			lo, fixed = x, name
-		}
-		if x > hi {
-			hi, loaded = x, name
-		}
-	}
+	fixed, loaded := endFaces(mesh)
 	// F L^3 / (3 E I) for 200 N on the 100 x 20 x 20 mm aluminium bar.
 	closed := 200 * 1e6 / (3 * 68900 * (20 * 8000.0 / 12))
 	eval := func(limit float64, tier2 bool) map[string]any {

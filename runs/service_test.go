@@ -290,17 +290,7 @@ func TestAnalysisStepRunsFEAPerLoadCase(t *testing.T) {
 	step := h.call("cadquery.export_geometry", map[string]any{"input_file": bar["cad_file"], "output_format": "step"})
 	props := h.call("cadquery.get_properties", map[string]any{"input_file": bar["cad_file"]})
 	mesh := h.call("gmsh.generate_mesh", map[string]any{"input_file": bar["cad_file"], "element_order": 2, "mesh_size_mm": 5})
-	var fixed, loaded string
-	lo, hi := 1e18, -1e18
-	for name, f := range mesh["surface_sets"].(map[string]any) {
-		x := f.(map[string]any)["centroid_mm"].([]any)[0].(float64)
-		if x < lo {
-			lo, fixed = x, name
-		}
-		if x > hi {
-			hi, loaded = x, name
-		}
-	}
+	fixed, loaded := endFaces(mesh)
 	cases := []map[string]any{}
 	for _, n := range []float64{200, 400} {
 		cases = append(cases, map[string]any{"name": fmt.Sprintf("%g N", n), "valid_against": []string{"BRACKET"},
