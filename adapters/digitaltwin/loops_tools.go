@@ -279,8 +279,11 @@ func approveLoop(ctx context.Context, b *Backend, raw json.RawMessage) (any, err
 	if st.Status == "approved" {
 		return nil, protocol.Refusal("design loop %s is already approved", a.LoopID)
 	}
-	if st.Status != "converged" || !running {
+	switch {
+	case st.Status != "converged":
 		return nil, protocol.Refusal("design loop %s did not converge (%s: %s), so there is no winner to approve", a.LoopID, st.Status, st.Reason)
+	case !running:
+		return nil, protocol.Refusal("design loop %s converged, but its approval window has ended; start the loop again to approve its winner", a.LoopID)
 	}
 	out, err := engine.ApproveLoop(ctx, a.LoopID, LoopApproval{Approver: ci.ApprovedBy, Verified: ci.ApproverVerified, Comment: a.Comment})
 	if errors.Is(err, ErrLoopRefused) {
