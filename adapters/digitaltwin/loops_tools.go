@@ -283,7 +283,7 @@ func approveLoop(ctx context.Context, b *Backend, raw json.RawMessage) (any, err
 	case st.Status != "converged":
 		return nil, protocol.Refusal("design loop %s did not converge (%s: %s), so there is no winner to approve", a.LoopID, st.Status, st.Reason)
 	case !running:
-		return nil, protocol.Refusal("design loop %s converged, but its approval window has ended; start the loop again to approve its winner", a.LoopID)
+		return nil, protocol.Refusal("design loop %s converged, but its approval window ended with nobody approving it; the same loop is not run again, so record the choice with twin.record_decision or start a loop with different inputs", a.LoopID)
 	}
 	out, err := engine.ApproveLoop(ctx, a.LoopID, LoopApproval{Approver: ci.ApprovedBy, Verified: ci.ApproverVerified, Comment: a.Comment})
 	if errors.Is(err, ErrLoopRefused) {
