@@ -116,6 +116,7 @@ var annotationTable = map[string]Annotations{
 	"twin.get_design_loop":               {ReadOnly: true, Idempotent: true},
 	"twin.approve_design_loop":           {HumanAuthority: true, Idempotent: true},
 	"twin.evaluate_metric":               {Idempotent: true},
+	"twin.evaluate_thermal_metric":       {Idempotent: true},
 	"constraint.validate":                {ReadOnly: true, Idempotent: true},
 	"twin.query_cypher":                  {ReadOnly: true, Idempotent: true, WritesWithTwinMutations: true},
 

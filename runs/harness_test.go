@@ -71,7 +71,7 @@ func newHarness(t *testing.T, extra ...adapters.Adapter) *harness {
 		t.Fatal(err)
 	}
 	backend := &digitaltwin.Backend{Store: mem, Sessions: mem, Blobs: blobs, Loops: &runs.Loops{Client: tmp.Client},
-		Metrics: &runs.Metrics{Client: tmp.Client}}
+		Metrics: &runs.Metrics{Client: tmp.Client}, Thermal: &runs.Metrics{Client: tmp.Client}}
 	reg := adapters.NewRegistry()
 	svc := &runs.Service{Client: tmp.Client, Namespace: tmp.Namespace, Registry: reg}
 	all := append(digitaltwin.New(backend), flow.New(&flow.Service{Engine: svc, Store: mem, Facts: backend, Catalog: reg})...)

@@ -9,6 +9,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/metaforge/metaforge/adapters/beam"
+	"github.com/metaforge/metaforge/adapters/materials"
 )
 
 // analyticMinimum is the least value of the tube's parameter (wall or
@@ -211,4 +212,42 @@ func TestEvaluateMetricEscalatesToCalculiX(t *testing.T) {
 	if data, _ := ev.Properties["data"].(map[string]any); data == nil || data["tier"] != 2.0 && data["tier"] != 2 {
 		t.Fatalf("tier-2 evidence does not name its tier: %v", ev.Properties)
 	}
+}
+
+// twin.evaluate_thermal_metric: a real steady conduction solve as a child
+// ToolCall, its peak recorded as evidence pinned to the work product, the
+// cross check against the bar's hand calculation T_sink + Q L / (k A), and
+// the rating.
+func TestEvaluateThermalMetric(t *testing.T) {
+	h := newHarness(t, solverAdapters(t)...)
+	bar := h.call("cadquery.create_parametric", map[string]any{"shape_type": "box", "parameters": map[string]any{"length": 100, "width": 20, "height": 20}})
+	step := h.call("cadquery.export_geometry", map[string]any{"input_file": bar["cad_file"], "output_format": "step"})
+	props := h.call("cadquery.get_properties", map[string]any{"input_file": bar["cad_file"]})
+	wp := h.call("twin.commit_geometry", map[string]any{"project_id": h.project, "name": "bar", "step_base64": step["step_base64"],
+		"material": "aluminium_6061", "properties": map[string]any{"bounding_box": props["bounding_box"]}})["node_id"].(string)
+	mesh := h.call("gmsh.generate_mesh", map[string]any{"input_file": bar["cad_file"], "element_order": 2, "mesh_size_mm": 5})
+	sink, source := endFaces(mesh)
+	out := h.call("twin.evaluate_thermal_metric", map[string]any{"project_id": h.project, "work_product_id": wp, "mesh_file": mesh["mesh_file"],
+		"heat_source_node_set": source, "heat_load_w": 5, "sink_node_set": sink, "sink_temperature_c": 20, "rated_max_temp_c": 25,
+		"cross_check": true})
+	mat, err := materials.Lookup("aluminium_6061")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := 20 + 5*0.1/(mat.ConductivityWMK*0.02*0.02)
+	peak := out["peak_temperature_c"].(float64)
+	if math.Abs(peak-want) > 0.02*(want-20) || out["cross_check_passed"] != true || out["within_rating"] != false {
+		t.Fatalf("thermal evaluation: %v (hand calculation %.3f °C, tolerance 2%% of the rise)", out, want)
+	}
+	ev, err := h.facts.Store.GetNode(h.ctx, out["evidence_id"].(string))
+	if err != nil || ev.Properties["metric"] != "peak_temperature" || ev.Properties["unit"] != "°C" {
+		t.Fatalf("the evidence: %v %v", ev.Properties, err)
+	}
+	t.Logf("peak %.3f °C, hand calculation %.3f °C", peak, want)
+	resp, err := h.temporal.Client.ListWorkflow(h.ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: h.temporal.Namespace,
+		Query: "WorkflowType = 'EvaluateThermal' AND MfProject = '" + h.project + "'"})
+	if err != nil || len(resp.GetExecutions()) != 1 {
+		t.Fatalf("visibility lists the evaluation by MfProject: %v %v", resp, err)
+	}
+	h.recordWorkflow(resp.GetExecutions()[0].GetExecution().GetWorkflowId(), "evaluatethermal", "cross_checked.json")
 }

@@ -44,3 +44,27 @@ func (m *Metrics) EvaluateMetric(ctx context.Context, c digitaltwin.MetricCall) 
 	}
 	return json.Marshal(res)
 }
+
+var _ digitaltwin.ThermalEngine = (*Metrics)(nil)
+
+// EvaluateThermal starts (or finds) the thermal evaluation's workflow and
+// waits for its answer.
+func (m *Metrics) EvaluateThermal(ctx context.Context, c digitaltwin.ThermalCall) (json.RawMessage, error) {
+	in := workflows.ThermalRequest{CallID: c.CallID, ProjectID: c.ProjectID, WorkProductID: c.WorkProductID, MeshFile: c.MeshFile,
+		SourceNodeSet: c.SourceNodeSet, SinkNodeSet: c.SinkNodeSet, HeatLoadW: c.HeatLoadW, SinkTemperatureC: c.SinkTemperatureC,
+		Material: c.Material, RatedMaxC: c.RatedMaxC, CrossCheck: c.CrossCheck}
+	run, err := m.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
+		ID:                    workflows.EvaluateThermalWorkflowID(c.CallID),
+		TaskQueue:             workflows.TaskQueue,
+		StaticSummary:         fmt.Sprintf("peak temperature of %s at %g W", c.WorkProductID, c.HeatLoadW),
+		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.AttrProject.ValueSet(c.ProjectID)),
+	}, "EvaluateThermal", in)
+	if err != nil {
+		return nil, fmt.Errorf("start the thermal evaluation: %w", err)
+	}
+	var res workflows.ThermalResult
+	if err := run.Get(ctx, &res); err != nil {
+		return nil, err
+	}
+	return json.Marshal(res)
+}

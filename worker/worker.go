@@ -74,6 +74,7 @@ func StartWorkers(c client.Client, reg *adapters.Registry, queues []string, logg
 	designFlows := &activities.DesignFlows{Facts: factsReader(reg), Registry: reg}
 	designLoops := &activities.DesignLoops{Twin: loopTwin(reg)}
 	metrics := &activities.Metrics{Twin: metricTwin(reg), Steps: designFlows}
+	thermal := &activities.Thermal{Twin: thermalTwin(reg), Steps: designFlows}
 	w := &Workers{queues: queues}
 	for _, q := range queues {
 		wk := sdkworker.New(c, q, sdkworker.Options{
@@ -96,6 +97,10 @@ func StartWorkers(c client.Client, reg *adapters.Registry, queues []string, logg
 			wk.RegisterActivityWithOptions(metrics.Tier0Metric, activity.RegisterOptions{Name: workflows.Tier0MetricActivity})
 			wk.RegisterActivityWithOptions(metrics.PrepareTier2Call, activity.RegisterOptions{Name: workflows.PrepareTier2CallActivity})
 			wk.RegisterActivityWithOptions(metrics.RecordTier2Metric, activity.RegisterOptions{Name: workflows.RecordTier2MetricActivity})
+			wk.RegisterWorkflowWithOptions(workflows.EvaluateThermal, workflow.RegisterOptions{Name: "EvaluateThermal"})
+			wk.RegisterActivityWithOptions(thermal.PrepareThermalCalls, activity.RegisterOptions{Name: workflows.PrepareThermalCallsActivity})
+			wk.RegisterActivityWithOptions(thermal.PrepareThermalCrossCheck, activity.RegisterOptions{Name: workflows.PrepareThermalCrossCheckActivity})
+			wk.RegisterActivityWithOptions(thermal.RecordThermalMetric, activity.RegisterOptions{Name: workflows.RecordThermalMetricActivity})
 		} else {
 			wk.RegisterActivityWithOptions(tools.InvokeTool, activity.RegisterOptions{Name: workflows.InvokeToolActivity})
 		}
@@ -136,6 +141,16 @@ func metricTwin(reg *adapters.Registry) activities.MetricTwin {
 	for _, a := range reg.Adapters() {
 		if m, ok := a.(activities.MetricTwin); ok {
 			return m
+		}
+	}
+	return nil
+}
+
+// thermalTwin is the served adapter that records thermal evaluations.
+func thermalTwin(reg *adapters.Registry) activities.ThermalTwin {
+	for _, a := range reg.Adapters() {
+		if t, ok := a.(activities.ThermalTwin); ok {
+			return t
 		}
 	}
 	return nil

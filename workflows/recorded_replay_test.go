@@ -27,6 +27,7 @@ var recordedRuns = []string{
 	"evaluatemetric/tier0_decides.json",
 	"evaluatemetric/escalation_not_attempted.json",
 	"evaluatemetric/escalated_to_calculix.json",
+	"evaluatethermal/cross_checked.json",
 }
 
 func TestReplayRecordedRuns(t *testing.T) {
@@ -40,6 +41,7 @@ func TestReplayRecordedRuns(t *testing.T) {
 			replayer.RegisterWorkflowWithOptions(workflows.DesignFlow, workflow.RegisterOptions{Name: "DesignFlow"})
 			replayer.RegisterWorkflowWithOptions(workflows.DesignLoop, workflow.RegisterOptions{Name: "DesignLoop"})
 			replayer.RegisterWorkflowWithOptions(workflows.EvaluateMetric, workflow.RegisterOptions{Name: "EvaluateMetric"})
+			replayer.RegisterWorkflowWithOptions(workflows.EvaluateThermal, workflow.RegisterOptions{Name: "EvaluateThermal"})
 			replayer.RegisterWorkflowWithOptions(workflows.ToolCall, workflow.RegisterOptions{Name: "ToolCall"})
 			if err := replayer.ReplayWorkflowHistoryFromJSONFile(quietLogger(), path); err != nil {
 				t.Fatalf("replay %s: %v", path, err)

@@ -36,6 +36,8 @@ type Backend struct {
 	Loops LoopEngine
 	// Metrics runs tiered evaluations (the EvaluateMetric workflow).
 	Metrics MetricEngine
+	// Thermal runs thermal evaluations (the EvaluateThermal workflow).
+	Thermal ThermalEngine
 	// AllowMutations lets twin.query_cypher run queries that write
 	// (--allow-twin-mutations); its annotation then stops being read-only.
 	AllowMutations bool

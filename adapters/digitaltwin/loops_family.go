@@ -36,3 +36,11 @@ func (f *family) RecordTier2Metric(ctx context.Context, m MetricCall, valueMM fl
 func (f *family) MaterialOf(ctx context.Context, projectID, workProductID string) (string, error) {
 	return f.backend.MaterialOf(ctx, projectID, workProductID)
 }
+
+func (f *family) BarOf(ctx context.Context, projectID, workProductID string) (float64, float64, error) {
+	return f.backend.BarOf(ctx, projectID, workProductID)
+}
+
+func (f *family) RecordThermal(ctx context.Context, t ThermalCall, peakC float64, data map[string]any) (string, error) {
+	return f.backend.RecordThermal(ctx, t, peakC, data)
+}

@@ -12,7 +12,7 @@ func twinTools() []tool {
 		checkTools(),     // constraint_violations
 		queryTools(),     // query_cypher
 		loopTools(),      // design loops: start (wall, height), get, approve
-		{evaluateMetricTool()},
+		{evaluateMetricTool(), evaluateThermalMetricTool()},
 	} {
 		out = append(out, area...)
 	}

@@ -41,7 +41,8 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 		return nil, err
 	}
 	rt := &runtime{temporal: t, twin: tw, runs: &runs.Service{Client: t.Client, Namespace: t.Namespace}}
-	tw.Loops, tw.Metrics = &runs.Loops{Client: t.Client}, &runs.Metrics{Client: t.Client}
+	metrics := &runs.Metrics{Client: t.Client}
+	tw.Loops, tw.Metrics, tw.Thermal = &runs.Loops{Client: t.Client}, metrics, metrics
 	rt.registry, rt.health, err = catalog(ctx, t, tw, rtOpts.dataDir, rt.runs)
 	if err != nil {
 		rt.stop()
