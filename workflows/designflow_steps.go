@@ -111,21 +111,10 @@ func (r *run) stepCall(ctx workflow.Context, callID, toolID string, args json.Ra
 	return r.childCall(ctx, in, summary)
 }
 
-// childCall runs a prepared call as a child ToolCall workflow, findable by
-// its call id like any call.
+// childCall runs a prepared call as a child ToolCall workflow of the run's
+// project.
 func (r *run) childCall(ctx workflow.Context, in ToolCallInput, summary string) (ToolCallResult, error) {
-	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID:    CallWorkflowID(in.CallID),
-		TaskQueue:     TaskQueue,
-		StaticSummary: summary,
-		TypedSearchAttributes: temporal.NewSearchAttributes(AttrTool.ValueSet(in.ToolID), AttrAdapter.ValueSet(in.AdapterID),
-			AttrCaller.ValueSet(StepCaller), AttrHold.ValueSet(HoldNone), AttrProject.ValueSet(r.state.ProjectID)),
-	})
-	var res ToolCallResult
-	if err := workflow.ExecuteChildWorkflow(cctx, ToolCall, in).Get(ctx, &res); err != nil {
-		return ToolCallResult{}, err
-	}
-	return res, nil
+	return childToolCall(ctx, r.state.ProjectID, in, summary)
 }
 
 // stepCallID is a step call's id: derived from the run, phase, attempt and

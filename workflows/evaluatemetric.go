@@ -118,14 +118,8 @@ func EvaluateMetric(ctx workflow.Context, in MetricRequest) (MetricResult, error
 		}
 		return res, err
 	}
-	cctx := workflow.WithChildOptions(ctx, workflow.ChildWorkflowOptions{
-		WorkflowID: CallWorkflowID(call.CallID), TaskQueue: TaskQueue,
-		StaticSummary: fmt.Sprintf("tier 2 of %s on %s: calculix.run_fea", in.Metric, in.WorkProductID),
-		TypedSearchAttributes: temporal.NewSearchAttributes(AttrTool.ValueSet(call.ToolID), AttrAdapter.ValueSet(call.AdapterID),
-			AttrCaller.ValueSet(StepCaller), AttrHold.ValueSet(HoldNone), AttrProject.ValueSet(in.ProjectID)),
-	})
-	var fea ToolCallResult
-	if err := workflow.ExecuteChildWorkflow(cctx, ToolCall, call).Get(ctx, &fea); err != nil {
+	fea, err := childToolCall(ctx, in.ProjectID, call, fmt.Sprintf("tier 2 of %s on %s: calculix.run_fea", in.Metric, in.WorkProductID))
+	if err != nil {
 		return res, err
 	}
 	if fea.Status != StatusSuccess {
