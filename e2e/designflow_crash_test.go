@@ -89,11 +89,21 @@ func (r *crashRig) kill() {
 
 func (r *crashRig) call(tool string, args map[string]any) map[string]any {
 	r.t.Helper()
+	out, err := r.callErr(tool, args)
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	return out
+}
+
+// callErr calls a tool and returns its structured result, or an error
+// naming the tool for a protocol error or an isError result.
+func (r *crashRig) callErr(tool string, args map[string]any) (map[string]any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	res, err := r.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err != nil {
-		r.t.Fatalf("%s: %v", tool, err)
+		return nil, fmt.Errorf("%s: %w", tool, err)
 	}
 	text := ""
 	if len(res.Content) > 0 {
@@ -102,13 +112,13 @@ func (r *crashRig) call(tool string, args map[string]any) map[string]any {
 		}
 	}
 	if res.IsError {
-		r.t.Fatalf("%s: %s", tool, text)
+		return nil, fmt.Errorf("%s: %s", tool, text)
 	}
 	var out map[string]any
 	if err := json.Unmarshal([]byte(text), &out); err != nil {
-		r.t.Fatalf("%s: %v: %s", tool, err, text)
+		return nil, fmt.Errorf("%s: %v: %s", tool, err, text)
 	}
-	return out
+	return out, nil
 }
 
 func (r *crashRig) rest(path string, body map[string]any) (int, string) {
@@ -211,15 +221,13 @@ func TestDesignFlowSurvivesKill9(t *testing.T) {
 		var runID string
 		deadline := time.Now().Add(time.Minute)
 		for runID == "" {
-			res, err := r.session.CallTool(context.Background(), &mcp.CallToolParams{Name: "flow.start_run",
-				Arguments: map[string]any{"flow_version_id": version, "inputs": map[string]any{"load_cases": loadCases}}})
-			if err == nil && !res.IsError {
-				var out map[string]any
-				_ = json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out)
+			out, err := r.callErr("flow.start_run", map[string]any{"flow_version_id": version, "inputs": map[string]any{"load_cases": loadCases}})
+			switch {
+			case err == nil:
 				runID = out["run_id"].(string)
-			} else if time.Now().After(deadline) {
-				t.Fatalf("start the run: %v %v", err, res)
-			} else {
+			case time.Now().After(deadline):
+				t.Fatalf("start the run: %v", err)
+			default:
 				time.Sleep(200 * time.Millisecond) // the version's approval is being recorded
 			}
 		}

@@ -1,0 +1,81 @@
+//go:build unix
+
+package e2e
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/metaforge/metaforge/workflows"
+)
+
+// The /runs page in headless Chromium: a run waiting at its requirements
+// gate is listed with its phase, its gate's state and criteria, the
+// decisions it allows and a link to its page in the Temporal UI; a person
+// approves the gate with its button, and the run moves on.
+func TestRunsPage(t *testing.T) {
+	if exe, tried := approvalsPageChromium(); exe == "" {
+		t.Fatalf("no Chromium at %s: install it (apt-get install chromium, or bash deploy/test-deps.sh), or set CHROMIUM_PATH", strings.Join(tried, ", "))
+	}
+	r := &crashRig{t: t, dataDir: filepath.Join(t.TempDir(), "data"), ports: freePorts(t, 3)}
+	r.start()
+	project := r.call("project.create", map[string]any{"name": "runs-page"})["project_id"].(string)
+	p := r.call("flow.propose", map[string]any{"project_id": project, "flow": "design_v1",
+		"goal": "an aluminium 6061 bracket under 1 kg carrying 100 N", "manufacturing_context": "cnc_milling",
+		"target_maturity": "prototype", "loads_and_use": "100 N"})
+	if code, body := r.rest("/v1/approvals/"+p["approval_id"].(string)+"/decision", map[string]any{"decision": "approve", "approver": "dana"}); code != http.StatusOK {
+		t.Fatalf("approve the version: %d %s", code, body)
+	}
+	var runID string
+	for deadline := time.Now().Add(30 * time.Second); runID == ""; time.Sleep(200 * time.Millisecond) {
+		out, err := r.callErr("flow.start_run", map[string]any{"flow_version_id": p["flow_version_id"]})
+		switch {
+		case err == nil:
+			runID = out["run_id"].(string)
+		case time.Now().After(deadline):
+			t.Fatalf("start the run: %v", err)
+		}
+	}
+	cs := r.call("twin.record_constraint_set", map[string]any{"project_id": project, "name": "reqs", "constraints": []map[string]any{
+		{"name": "light", "metric": "mass", "operator": "<=", "limit": 1, "unit": "kg", "verification_method": "inspection"}}})
+	r.clientPhase(runID, "requirements", []string{cs["node_id"].(string)})
+
+	base := fmt.Sprintf("http://127.0.0.1:%d", r.ports[2])
+	node := start(t, "node runs_page.mjs", command(t, 3*time.Minute, nodePath, "runs_page.mjs", base, runID, "dana"))
+	if code := node.wait(t, 3*time.Minute); code != 0 {
+		t.Fatalf("node runs_page.mjs exited %d:\n%s", code, tail(node.stderr.String(), 30))
+	}
+	var o struct {
+		RowText        string         `json:"rowText"`
+		TemporalLink   string         `json:"temporalLink"`
+		Buttons        []string       `json:"buttons"`
+		DecisionStatus int            `json:"decisionStatus"`
+		DecisionResp   map[string]any `json:"decisionResponse"`
+		PageErrors     []string       `json:"pageErrors"`
+	}
+	if err := json.Unmarshal([]byte(nodeStdoutLine(t, node)), &o); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"requirements", "G1-requirements: waiting", "requirements_recorded: pass", project} {
+		if !strings.Contains(o.RowText, want) {
+			t.Errorf("the run's row does not show %q:\n%s", want, o.RowText)
+		}
+	}
+	if !strings.HasSuffix(o.TemporalLink, "/namespaces/default/workflows/design-flow-"+runID) {
+		t.Errorf("the run's Temporal UI link: %q", o.TemporalLink)
+	}
+	if strings.Join(o.Buttons, ",") != "approve,reject,rework" || o.DecisionStatus != http.StatusOK || o.DecisionResp["decider"] != "dana" {
+		t.Errorf("the gate's buttons %v and the decision %d %v", o.Buttons, o.DecisionStatus, o.DecisionResp)
+	}
+	if len(o.PageErrors) > 0 {
+		t.Errorf("the page threw: %v", o.PageErrors)
+	}
+	if st := r.waitStatus(runID, workflows.RunWaitingForClient); st["phase"] != "concept" {
+		t.Fatalf("after the page's approval the run is at %v", st["phase"])
+	}
+}
