@@ -99,11 +99,7 @@ func optimizeParameter(ctx context.Context, b *Backend, raw json.RawMessage) (an
 	if err != nil {
 		return nil, err
 	}
-	n, err := b.workProduct(ctx, p.ID, a.WorkProductID)
-	if err != nil {
-		return nil, err
-	}
-	tube, err := tubeOf(n)
+	tube, err := b.TubeGeometryIn(ctx, p.ID, a.WorkProductID)
 	if err != nil {
 		return nil, err
 	}

@@ -100,11 +100,7 @@ func rankSensitivity(ctx context.Context, b *Backend, raw json.RawMessage) (any,
 	if err != nil {
 		return nil, err
 	}
-	n, err := b.workProduct(ctx, p.ID, a.WorkProductID)
-	if err != nil {
-		return nil, err
-	}
-	tube, err := tubeOf(n)
+	tube, err := b.TubeGeometryIn(ctx, p.ID, a.WorkProductID)
 	if err != nil {
 		return nil, err
 	}
