@@ -48,7 +48,7 @@ func (r *run) runSteps(ctx workflow.Context, i int, cases []StepCase) error {
 			}
 			sr.Status, sr.EvidenceCalls = StatusSuccess, calls.ids
 			if len(calls.missing) > 0 {
-				sr.Error = fmt.Sprintf("not recorded: %v", calls.missing)
+				sr.Status, sr.Error = StatusError, fmt.Sprintf("not recorded: %v", calls.missing)
 			}
 			ps.Steps = append(ps.Steps, sr)
 		}
@@ -82,7 +82,10 @@ func (r *run) recordStepEvidence(ctx workflow.Context, req PrepareStepEvidenceRe
 			return recordedEvidence{}, err
 		}
 		if res.Status != StatusSuccess {
-			return recordedEvidence{}, temporal.NewNonRetryableApplicationError("recording evidence failed: "+res.Error.Details, "evidence_not_recorded", nil)
+			// The step ran but its result could not be recorded: the run
+			// goes on to the gate, which finds the evidence missing.
+			out.missing = append(out.missing, fmt.Sprintf("evidence call %s failed: %s", in.CallID, res.Error.Details))
+			continue
 		}
 		out.ids = append(out.ids, in.CallID)
 	}
