@@ -14,6 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/solver"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/workflows"
 )
@@ -25,6 +26,11 @@ const heartbeatEvery = 2 * time.Second
 // Tools runs tools from a registry. One value serves every adapter queue.
 type Tools struct {
 	Registry *adapters.Registry
+	// Runtimes say where each adapter's solver runs happen (process,
+	// sandbox or docker); WorkspaceRoot is the tree of call folders they
+	// may read.
+	Runtimes      solver.Runtimes
+	WorkspaceRoot string
 }
 
 // InvokeTool runs one tool call. Its error says whether Temporal may try
@@ -42,7 +48,7 @@ func (t *Tools) InvokeTool(ctx context.Context, req workflows.InvokeToolRequest)
 		return temporal.NewNonRetryableApplicationError(details, code.Name(), nil, d)
 	}
 
-	_, adapter, ok := t.Registry.Tool(req.ToolID)
+	m, adapter, ok := t.Registry.Tool(req.ToolID)
 	if !ok {
 		return workflows.InvokeToolResponse{}, fail(protocol.ToolUnavailable,
 			fmt.Sprintf("no adapter on this worker serves %s; start a worker that has it", req.ToolID), false)
@@ -57,6 +63,7 @@ func (t *Tools) InvokeTool(ctx context.Context, req workflows.InvokeToolRequest)
 		ci.ApprovedBy, ci.ApproverVerified = req.Approval.ApprovedBy, req.Approval.ApproverVerified
 	}
 	callCtx := adapters.WithCallInfo(ctx, ci)
+	callCtx = solver.WithRuntime(callCtx, t.Runtimes.For(m.AdapterID), t.policyFor(m))
 	res, err := adapter.Call(callCtx, req.ToolID, req.Arguments)
 	stop()
 	if err != nil {
@@ -80,6 +87,20 @@ func (t *Tools) InvokeTool(ctx context.Context, req workflows.InvokeToolRequest)
 		DurationMs:  msSince(start),
 		Attempt:     info.Attempt,
 	}, nil
+}
+
+// policyFor is how a tool's solver runs may touch the machine: its
+// manifest's limits (spec 000 section 11's process cap, and the disk limit as
+// the largest file), and the workspace writable only for tools that write.
+func (t *Tools) policyFor(m adapters.Manifest) solver.Policy {
+	lim := m.ResourceLimits // the registry has filled in the defaults
+	ann, _ := adapters.AnnotationsFor(m.ToolID)
+	return solver.Policy{
+		Limits: solver.Limits{MemoryMB: lim.MaxMemoryMB, CPUSeconds: lim.MaxCPUSeconds,
+			Processes: solver.DefaultProcesses, FileSizeMB: lim.MaxDiskMB},
+		WorkspaceRoot:   t.WorkspaceRoot,
+		WritesWorkspace: !ann.ReadOnly,
+	}
 }
 
 // keepHeartbeating records a heartbeat now and then until stopped, so a

@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -35,6 +37,8 @@ type Output struct {
 	Stdout   string
 	Stderr   string
 	ExitCode int
+	// Signal names the signal that ended the program ("SIGKILL"), if one did.
+	Signal   string
 	Duration time.Duration
 }
 
@@ -50,17 +54,22 @@ func Locate(binary, install string) (string, error) {
 	return path, nil
 }
 
-// Run runs c to completion. A non-zero exit is not an error: the caller
-// reads the output to say what went wrong. Errors are TOOL_UNAVAILABLE (no
-// binary), TOOL_TIMEOUT (the context's deadline passed; the process group
-// was killed), the context's own error when the call was cancelled, or a
-// transient error when the program could not be started.
+// Run runs c to completion in the runtime chosen for the call (Process when
+// none was). A non-zero exit is not an error: the caller reads the output to
+// say what went wrong. Errors are TOOL_UNAVAILABLE (no binary), TOOL_TIMEOUT
+// (the context's deadline passed; the process group was killed), a broken
+// resource limit named as such, the context's own error when the call was
+// cancelled, or a transient error when the program could not be started.
 func Run(ctx context.Context, c Command) (Output, error) {
-	path, err := Locate(c.Binary, c.Install)
-	if err != nil {
-		return Output{}, err
-	}
-	cmd := exec.CommandContext(ctx, path, c.Args...)
+	rt, p := RuntimeFrom(ctx)
+	return rt.Exec(ctx, c, p)
+}
+
+// runLocal runs the program at path with args on this machine, in its own
+// process group, with c's directory, environment and timeout hint. The
+// sandbox uses it too, with bwrap as the program.
+func runLocal(ctx context.Context, path string, args []string, c Command) (Output, error) {
+	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
@@ -73,23 +82,37 @@ func Run(ctx context.Context, c Command) (Output, error) {
 	out := Output{Stdout: stdout.String(), Stderr: stderr.String(), Duration: time.Since(start)}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		if errors.Is(ctxErr, context.DeadlineExceeded) {
-			hint := c.TimeoutHint
-			if hint == "" {
-				hint = "make the problem smaller or give the call a longer timeout"
-			}
-			return out, &protocol.Error{Code: protocol.ToolTimeout, Details: c.Binary + " did not finish before the deadline and was killed; " + hint}
+			return out, TimeoutError(c)
 		}
 		return out, ctxErr
 	}
 	var exitErr *exec.ExitError
 	if errors.As(runErr, &exitErr) {
 		out.ExitCode = exitErr.ExitCode()
+		out.Signal = signalOf(exitErr)
 		return out, nil
 	}
 	if runErr != nil {
 		return out, protocol.Transient("%s could not be run: %v", c.Binary, runErr)
 	}
 	return out, nil
+}
+
+// TimeoutError is the TOOL_TIMEOUT of a run that passed its call's deadline.
+func TimeoutError(c Command) error {
+	hint := c.TimeoutHint
+	if hint == "" {
+		hint = "make the problem smaller or give the call a longer timeout"
+	}
+	return &protocol.Error{Code: protocol.ToolTimeout, Details: c.Binary + " did not finish before the deadline and was killed; " + hint}
+}
+
+// signalOf is the signal that ended a process ("" when it exited).
+func signalOf(e *exec.ExitError) string {
+	if ws, ok := e.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		return unix.SignalName(ws.Signal())
+	}
+	return ""
 }
 
 // limited keeps the first maxOutput bytes of a stream and drops the rest.
