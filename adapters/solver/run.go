@@ -40,6 +40,9 @@ type Output struct {
 	// Signal names the signal that ended the program ("SIGKILL"), if one did.
 	Signal   string
 	Duration time.Duration
+	// Isolation names the layers that held the run ("bwrap", "no-network",
+	// "cgroup-memory", "rlimit-cpu", ...): none under Process.
+	Isolation []string
 }
 
 // maxOutput bounds each of stdout and stderr kept.
