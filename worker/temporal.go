@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"go.temporal.io/sdk/client"
+	"go.temporal.io/sdk/interceptor"
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/metaforge/metaforge/adapters/health"
@@ -29,6 +30,9 @@ type TemporalOptions struct {
 	Embed      DevServerOptions
 	UseRunning bool
 	Logger     *slog.Logger
+	// Interceptors wrap the client and every worker built on it (the
+	// OpenTelemetry tracing interceptor).
+	Interceptors []interceptor.ClientInterceptor
 }
 
 // Temporal is a connection to Temporal and, when embedded, its server.
@@ -75,9 +79,10 @@ func ConnectTemporal(ctx context.Context, opts TemporalOptions) (*Temporal, erro
 		}
 	}
 	c, err := client.DialContext(ctx, client.Options{
-		HostPort:  t.Address,
-		Namespace: t.Namespace,
-		Logger:    sdklog.NewStructuredLogger(opts.Logger.With("component", "temporal-sdk")),
+		HostPort:     t.Address,
+		Namespace:    t.Namespace,
+		Logger:       sdklog.NewStructuredLogger(opts.Logger.With("component", "temporal-sdk")),
+		Interceptors: opts.Interceptors,
 	})
 	if err != nil {
 		t.Close()

@@ -18,6 +18,7 @@ import (
 
 	"github.com/metaforge/metaforge/activities"
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/solver"
 	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/workflows"
 )
@@ -70,7 +71,20 @@ func ParseQueues(spec string, reg *adapters.Registry) ([]string, error) {
 // StartWorkers starts one worker per queue on the client: the ToolCall
 // workflow on "metaforge", InvokeTool on each "adapter-<id>".
 func StartWorkers(c client.Client, reg *adapters.Registry, queues []string, logger *slog.Logger) (*Workers, error) {
-	tools := &activities.Tools{Registry: reg}
+	return StartWorkersWith(c, reg, queues, logger, Solvers{})
+}
+
+// Solvers say where the adapters' solver runs happen: the runtime per
+// adapter (process, sandbox, docker) and the workspace they may read. The
+// zero value runs them as plain processes.
+type Solvers struct {
+	Runtimes      solver.Runtimes
+	WorkspaceRoot string
+}
+
+// StartWorkersWith is StartWorkers with the solver runtimes configured.
+func StartWorkersWith(c client.Client, reg *adapters.Registry, queues []string, logger *slog.Logger, s Solvers) (*Workers, error) {
+	tools := &activities.Tools{Registry: reg, Runtimes: s.Runtimes, WorkspaceRoot: s.WorkspaceRoot}
 	designFlows := &activities.DesignFlows{Facts: factsReader(reg), Registry: reg}
 	designLoops := &activities.DesignLoops{Twin: loopTwin(reg)}
 	metrics := &activities.Metrics{Twin: metricTwin(reg), Steps: designFlows}
