@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what MetaForge's tests need beyond Go, when it is missing:
-# ngspice, CalculiX (ccx), gmsh and KiCad 6 with its demos (Debian), CadQuery 2.8 (PyPI, for python3), Chromium (Debian; the e2e test of the Approvals page drives it
+# bubblewrap, PostgreSQL, docker-compose, ngspice, CalculiX (ccx), gmsh and KiCad 6 with its demos (Debian), CadQuery 2.8 (PyPI, for python3), Chromium (Debian; the e2e test of the Approvals page drives it
 # headless with playwright-core), Node.js and npm (the TypeScript MCP SDK drives
 # the server as an independent client), and the e2e packages from npm at the
 # versions e2e/package-lock pins. Safe to run again: it installs nothing that is
@@ -39,6 +39,13 @@ if ! "$python" -c 'import cadquery' >/dev/null 2>&1; then
 	"$python" -m pip install --quiet --disable-pip-version-check cadquery==2.8.0 ||
 		"$python" -m pip install --quiet --disable-pip-version-check --break-system-packages cadquery==2.8.0
 fi
+# The sandbox runtime's bubblewrap (its tests run solvers inside it), Debian's
+# PostgreSQL 15 for the ledger's tests (deploy/start-postgres.sh), and
+# Debian's docker-compose, which validates deploy/compose.yaml (no engine is
+# needed for that).
+command -v bwrap >/dev/null 2>&1 || apt_install bubblewrap
+[ -x /usr/lib/postgresql/15/bin/initdb ] || apt_install postgresql
+command -v docker-compose >/dev/null 2>&1 || apt_install docker-compose
 # The browser the Approvals page's e2e test drives (e2e/approvals_page.mjs).
 # Debian's, since playwright-core downloads no browser of its own.
 command -v chromium >/dev/null 2>&1 || apt_install chromium

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -63,15 +64,19 @@ func (s *Server) dispatchLegacy(ctx context.Context, req *legacyRequest) (any, *
 		if p.ToolID == "" {
 			return nil, rpcError(protocol.InvalidParams, "tool/call needs params.tool_id, such as \"power.check_budget\"", nil)
 		}
+		started := time.Now()
+		party := callParty{caller: s.opts.Caller, actor: s.opts.Caller, clientName: legacyClient, sessionID: s.opts.SessionID}
 		in, rpcErr := s.prepareCall(p.ToolID, p.Arguments, p.TimeoutSeconds, legacyClient, s.opts.SessionID)
 		if rpcErr != nil {
 			if _, _, known := s.opts.Registry.Tool(p.ToolID); !known {
 				// The legacy dialect reports an unknown tool_id as an unknown method.
 				rpcErr.Code = int64(protocol.MethodNotFound)
 			}
+			s.observe(ctx, party, p.ToolID, nil, p.Arguments, nil, rpcErr, started)
 			return nil, rpcErr
 		}
 		res, rpcErr := s.dispatch(ctx, nil, in)
+		s.observe(ctx, party, in.ToolID, &in, in.Arguments, resultOrNil(res, rpcErr), rpcErr, started)
 		if rpcErr != nil {
 			return nil, rpcErr
 		}

@@ -43,6 +43,10 @@ type Options struct {
 	Holds HoldPolicy
 	// Auth is what the HTTP transport enforces (ignored over stdio).
 	Auth Auth
+	// Observers hear every call that ended (the ledger, the metrics).
+	Observers []CallObserver
+	// Middleware wraps every request the server receives (tracing).
+	Middleware []mcp.Middleware
 }
 
 // Transports.
@@ -91,6 +95,7 @@ func New(opts Options) *Server {
 		},
 	})
 	s.mcp.AddReceivingMiddleware(s.rejectUnknownTools)
+	s.mcp.AddReceivingMiddleware(opts.Middleware...)
 	for _, m := range opts.Registry.Manifests() {
 		s.mcp.AddTool(toolFor(m, opts.AllowTwinMutations), s.callTool)
 	}

@@ -38,6 +38,9 @@ type Backend struct {
 	Metrics MetricEngine
 	// Thermal runs thermal evaluations (the EvaluateThermal workflow).
 	Thermal ThermalEngine
+	// Activity reads who worked in a project (the ledger); nil when no
+	// ledger is configured.
+	Activity ProjectActivity
 	// AllowMutations lets twin.query_cypher run queries that write
 	// (--allow-twin-mutations); its annotation then stops being read-only.
 	AllowMutations bool

@@ -228,5 +228,6 @@ func brief(ctx context.Context, b *Backend, p twin.Project) (map[string]any, err
 	} else {
 		out["summary"] = fmt.Sprintf("%d items and %d pieces of evidence recorded", len(items), len(evidence))
 	}
+	withSessions(ctx, b, p.ID, out)
 	return out, nil
 }

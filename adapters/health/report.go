@@ -69,6 +69,9 @@ type Checker struct {
 	// Skip names adapters not to probe (the health adapter itself, which
 	// is answering).
 	Skip map[string]bool
+	// OnProbe hears each adapter probe's result (the probe metric); nil
+	// for none.
+	OnProbe func(adapterID string, reachable bool)
 }
 
 // Check probes everything concurrently and rolls the answers up.
@@ -103,6 +106,13 @@ func (c *Checker) Check(ctx context.Context) Report {
 		})
 	}
 	wg.Wait()
+	if c.OnProbe != nil {
+		for _, a := range reports {
+			if !c.Skip[a.AdapterID] {
+				c.OnProbe(a.AdapterID, a.Reachable)
+			}
+		}
+	}
 
 	r := Report{
 		Service:       c.Service,

@@ -27,7 +27,7 @@ import (
 // catalog is the registry of every adapter this binary serves, and the
 // health checker over it. Solver adapters write into per-call folders under
 // dataDir and read only from there and METAFORGE_ALLOWED_ROOTS.
-func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, dataDir string, rs *runs.Service) (*adapters.Registry, *health.Checker, error) {
+func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, dataDir string, rs *runs.Service, components map[string]health.Probe) (*adapters.Registry, *health.Checker, error) {
 	ws := workspace.New(dataDir, filepath.SplitList(os.Getenv("METAFORGE_ALLOWED_ROOTS"))...)
 	sp, err := spiceAdapter(ctx, ws)
 	if err != nil {
@@ -42,9 +42,11 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, d
 		Components: map[string]health.Probe{
 			"temporal": t.Probe,
 			"twin":     twinProbe(tw.Store),
-			"ledger":   notBuilt("the PostgreSQL ledger"),
 		},
 		Skip: map[string]bool{"health": true},
+	}
+	for name, probe := range components {
+		checker.Components[name] = probe
 	}
 	all := []adapters.Adapter{
 		power.New(),
@@ -64,14 +66,6 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, d
 		}
 	}
 	return reg, checker, nil
-}
-
-// notBuilt reports a backend this build does not have yet, as what it is:
-// absent, and so nothing it would hold is kept.
-func notBuilt(what string) health.Probe {
-	return func(context.Context) health.Component {
-		return health.Component{Mode: "none", Detail: what + " is not part of this build yet; nothing is recorded"}
-	}
 }
 
 // spiceAdapter is spice in process, confined to the workspace's roots, or,

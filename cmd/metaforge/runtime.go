@@ -4,10 +4,14 @@ import (
 	"context"
 	"log/slog"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/health"
+	"github.com/metaforge/metaforge/adapters/workspace"
 	"github.com/metaforge/metaforge/approvals"
+	"github.com/metaforge/metaforge/ledger"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/worker"
@@ -26,25 +30,47 @@ type runtime struct {
 	health   *health.Checker
 	workers  *worker.Workers
 	runs     *runs.Service
+	ops      *operations
 }
 
 // startRuntime connects to (or embeds) Temporal, builds the catalogue, and
 // starts workers when asked.
 func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runtimeOptions, logger *slog.Logger) (*runtime, error) {
+	ops, err := startOperations(ctx, rtOpts.solvers, logger)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Interceptors, err = ops.temporalInterceptors(); err != nil {
+		ops.stop()
+		return nil, err
+	}
 	tw, err := openTwin(ctx, rtOpts.dataDir, rtOpts.allowTwinMutations, logger)
 	if err != nil {
+		ops.stop()
 		return nil, err
 	}
 	t, err := worker.ConnectTemporal(ctx, opts)
 	if err != nil {
 		_ = tw.Store.Close(ctx)
+		ops.stop()
 		return nil, err
 	}
-	rt := &runtime{temporal: t, twin: tw, runs: &runs.Service{Client: t.Client, Namespace: t.Namespace}}
+	rt := &runtime{temporal: t, twin: tw, runs: &runs.Service{Client: t.Client, Namespace: t.Namespace}, ops: ops}
 	metrics := &runs.Metrics{Client: t.Client}
 	tw.Loops, tw.Metrics, tw.Thermal = &runs.Loops{Client: t.Client}, metrics, metrics
-	rt.registry, rt.health, err = catalog(ctx, t, tw, rtOpts.dataDir, rt.runs)
+	if ops.ledger != nil {
+		tw.Activity = ledger.Activity{Ledger: ops.ledger}
+	}
+	rt.registry, rt.health, err = catalog(ctx, t, tw, rtOpts.dataDir, rt.runs, map[string]health.Probe{
+		"ledger":         ops.ledgerProbe,
+		"solver_runtime": ops.solvers.probe,
+	})
 	if err != nil {
+		rt.stop()
+		return nil, err
+	}
+	rt.health.OnProbe = ops.metrics.ObserveProbe
+	if err := ops.solvers.check(rt.registry); err != nil {
 		rt.stop()
 		return nil, err
 	}
@@ -54,7 +80,9 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 			rt.stop()
 			return nil, err
 		}
-		rt.workers, err = worker.StartWorkers(t.Client, rt.registry, queues, logger)
+		rt.workers, err = worker.StartWorkersWith(t.Client, rt.registry, queues, logger, worker.Solvers{
+			Runtimes: ops.solvers.runtimes, WorkspaceRoot: workspace.New(rtOpts.dataDir).Root,
+		})
 		if err != nil {
 			rt.stop()
 			return nil, err
@@ -71,6 +99,7 @@ func (rt *runtime) stop() {
 	}
 	rt.temporal.Close()
 	_ = rt.twin.Store.Close(context.Background())
+	rt.ops.stop()
 	// Adapters that run a process of their own (cadquery's Python) stop it.
 	if rt.registry != nil {
 		for _, a := range rt.registry.Adapters() {
@@ -102,9 +131,17 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 		AllowTwinMutations: rt.twin.AllowMutations,
 		Version:            version,
 		Logger:             logger,
-		Routes: []mcpserver.Routes{runs.Handler{Runs: rt.runs, Identify: mcpserver.Identify, Logger: logger,
-			TemporalUI: rt.temporal.UIAddress}},
+		Routes: append([]mcpserver.Routes{runs.Handler{Runs: rt.runs, Identify: mcpserver.Identify, Logger: logger,
+			TemporalUI: rt.temporal.UIAddress}}, rt.ops.routes()...),
+		Observers:  rt.ops.observers(),
+		Middleware: []mcp.Middleware{rt.ops.tracing.Middleware(rt.registered)},
 	})
+}
+
+// registered says whether a tool id is in the catalogue.
+func (rt *runtime) registered(toolID string) bool {
+	_, _, ok := rt.registry.Tool(toolID)
+	return ok
 }
 
 // runtimeOptions are what a command asks of the runtime.
@@ -115,4 +152,6 @@ type runtimeOptions struct {
 	runWorkers func(*worker.Temporal) bool
 	// queues is --queues ("" or "all": every queue).
 	queues string
+	// solvers choose where solver runs happen.
+	solvers solverFlags
 }

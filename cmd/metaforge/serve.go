@@ -25,6 +25,7 @@ type temporalFlags struct {
 	logLevel           string
 	allowTwinMutations bool
 	noWorker           bool
+	solvers            solverFlags
 }
 
 func (f *temporalFlags) register(fs *flag.FlagSet) {
@@ -35,6 +36,7 @@ func (f *temporalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&f.logLevel, "log-level", "warn", "debug, info, warn or error")
 	registerTwinFlags(fs, &f.allowTwinMutations)
 	fs.BoolVar(&f.noWorker, "no-worker", false, "run no workers in this process (they run elsewhere)")
+	f.solvers.register(fs)
 }
 
 // parse reads the flags and makes the logger and the Temporal options.
@@ -60,7 +62,7 @@ func registerTwinFlags(fs *flag.FlagSet, allow *bool) {
 }
 
 func (f *temporalFlags) runtime(runWorkers func(*worker.Temporal) bool) runtimeOptions {
-	return runtimeOptions{dataDir: f.dataDir, allowTwinMutations: f.allowTwinMutations, runWorkers: runWorkers}
+	return runtimeOptions{dataDir: f.dataDir, allowTwinMutations: f.allowTwinMutations, runWorkers: runWorkers, solvers: f.solvers}
 }
 
 func (f *temporalFlags) options(useRunning bool) worker.TemporalOptions {

@@ -20,6 +20,8 @@ func runWorker(ctx context.Context, args []string) error {
 	dataDir := fs.String("data-dir", filepath.Join(home, ".metaforge"), "where blobs (STEP files, meshes) are kept; share it between machines")
 	var allowTwinMutations bool
 	registerTwinFlags(fs, &allowTwinMutations)
+	var sf solverFlags
+	sf.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -36,7 +38,7 @@ func runWorker(ctx context.Context, args []string) error {
 	case opts.Address == "":
 		opts.Address = "127.0.0.1:7233"
 	}
-	rt, err := startRuntime(ctx, opts, runtimeOptions{dataDir: *dataDir, allowTwinMutations: allowTwinMutations, runWorkers: always, queues: *queues}, logger)
+	rt, err := startRuntime(ctx, opts, runtimeOptions{dataDir: *dataDir, allowTwinMutations: allowTwinMutations, runWorkers: always, queues: *queues, solvers: sf}, logger)
 	if err != nil {
 		return err
 	}

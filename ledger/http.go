@@ -1,0 +1,119 @@
+package ledger
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strconv"
+)
+
+// Handler serves the ledger over REST: GET /v1/ledger/actions,
+// /v1/ledger/sessions and /v1/ledger/decisions. A nil Ledger (no
+// DATABASE_URL) answers 503 saying so, so the routes exist either way.
+type Handler struct {
+	Ledger *Ledger
+}
+
+var errOff = errors.New(Off())
+
+// Register adds the routes to api.
+func (h Handler) Register(api *http.ServeMux) {
+	api.HandleFunc("GET /v1/ledger/actions", h.actions)
+	api.HandleFunc("GET /v1/ledger/sessions", h.sessions)
+	api.HandleFunc("GET /v1/ledger/decisions", h.decisions)
+}
+
+// Pages is nil: the ledger has no page of its own.
+func (h Handler) Pages() []string { return nil }
+
+func (h Handler) actions(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	n, err := queryLimit(q.Get("limit"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if h.Ledger == nil {
+		writeError(w, errOff)
+		return
+	}
+	list, err := h.Ledger.Actions(r.Context(), ActionFilter{
+		SessionID: q.Get("session"), ProjectID: q.Get("project"), ToolID: q.Get("tool"), Limit: n,
+	})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeBody(w, http.StatusOK, map[string]any{"actions": nonNil(list), "count": len(list)})
+}
+
+func (h Handler) sessions(w http.ResponseWriter, r *http.Request) {
+	if h.Ledger == nil {
+		writeError(w, errOff)
+		return
+	}
+	list, err := h.Ledger.Sessions(r.Context(), r.URL.Query().Get("project"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeBody(w, http.StatusOK, map[string]any{"sessions": nonNil(list), "count": len(list)})
+}
+
+func (h Handler) decisions(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	n, err := queryLimit(q.Get("limit"))
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	if h.Ledger == nil {
+		writeError(w, errOff)
+		return
+	}
+	list, err := h.Ledger.Decisions(r.Context(), DecisionFilter{
+		ApprovalID: q.Get("approval"), CallID: q.Get("call"), ProjectID: q.Get("project"), Limit: n,
+	})
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	writeBody(w, http.StatusOK, map[string]any{"decisions": nonNil(list), "count": len(list)})
+}
+
+// queryLimit reads ?limit=; "" leaves the default to the ledger.
+func queryLimit(s string) (int, error) {
+	if s == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, badLimit(strconv.Quote(s))
+	}
+	return n, nil
+}
+
+// nonNil makes an empty list [] in JSON, not null.
+func nonNil[T any](list []T) []T {
+	if list == nil {
+		return []T{}
+	}
+	return list
+}
+
+// writeError answers 400 for a filter the caller can fix, else 503: the
+// ledger cannot answer (off, or its database unreachable), and the
+// message says which.
+func writeError(w http.ResponseWriter, err error) {
+	status := http.StatusServiceUnavailable
+	if errors.Is(err, ErrBadFilter) {
+		status = http.StatusBadRequest
+	}
+	writeBody(w, status, map[string]any{"error": err.Error()})
+}
+
+func writeBody(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(v)
+}
