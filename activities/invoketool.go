@@ -31,6 +31,7 @@ type Tools struct {
 	// may read.
 	Runtimes      solver.Runtimes
 	WorkspaceRoot string
+	ReadRoots     []string
 }
 
 // InvokeTool runs one tool call. Its error says whether Temporal may try
@@ -100,6 +101,7 @@ func (t *Tools) policyFor(m adapters.Manifest) solver.Policy {
 			Processes: solver.DefaultProcesses, FileSizeMB: lim.MaxDiskMB},
 		WorkspaceRoot:   t.WorkspaceRoot,
 		WritesWorkspace: !ann.ReadOnly,
+		ReadRoots:       t.ReadRoots,
 	}
 }
 

@@ -80,11 +80,12 @@ func StartWorkers(c client.Client, reg *adapters.Registry, queues []string, logg
 type Solvers struct {
 	Runtimes      solver.Runtimes
 	WorkspaceRoot string
+	ReadRoots     []string
 }
 
 // StartWorkersWith is StartWorkers with the solver runtimes configured.
 func StartWorkersWith(c client.Client, reg *adapters.Registry, queues []string, logger *slog.Logger, s Solvers) (*Workers, error) {
-	tools := &activities.Tools{Registry: reg, Runtimes: s.Runtimes, WorkspaceRoot: s.WorkspaceRoot}
+	tools := &activities.Tools{Registry: reg, Runtimes: s.Runtimes, WorkspaceRoot: s.WorkspaceRoot, ReadRoots: s.ReadRoots}
 	designFlows := &activities.DesignFlows{Facts: factsReader(reg), Registry: reg}
 	designLoops := &activities.DesignLoops{Twin: loopTwin(reg)}
 	metrics := &activities.Metrics{Twin: metricTwin(reg), Steps: designFlows}

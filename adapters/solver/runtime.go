@@ -36,6 +36,9 @@ type Policy struct {
 	// WritesWorkspace is true for a tool that writes outside its own call
 	// folder (a tool that is not read-only); others get it read-only.
 	WritesWorkspace bool
+	// ReadRoots are the other folders a tool may read its inputs from
+	// (METAFORGE_ALLOWED_ROOTS); a sandbox shows them read-only.
+	ReadRoots []string
 }
 
 // DefaultProcesses is spec 000 section 11's pids limit.

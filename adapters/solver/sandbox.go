@@ -124,7 +124,11 @@ func (s *Sandbox) command(path string, args []string, dir string, p Policy, cg *
 	if s.root {
 		bw = append(bw, "--cap-drop", "ALL") // else root could remount / writable
 	}
-	// The workspace is bound again after /tmp, where a test's lives.
+	// The read roots and the workspace are bound again after /tmp, where a
+	// test's live.
+	for _, root := range p.ReadRoots {
+		bw = append(bw, "--ro-bind-try", root, root)
+	}
 	if ws := p.WorkspaceRoot; ws != "" {
 		bind := "--ro-bind-try"
 		if p.WritesWorkspace {

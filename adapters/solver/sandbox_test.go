@@ -137,9 +137,13 @@ func TestSandboxWritesOnlyItsFolders(t *testing.T) {
 	hostTmp.Close()
 	defer os.Remove(hostTmp.Name())
 	sandboxTmp := fmt.Sprintf("/tmp/metaforge-sandbox-own-%d", time.Now().UnixNano())
+	readRoot := t.TempDir() // an allowed input folder, also under /tmp
+	if err := os.WriteFile(filepath.Join(readRoot, "input.net"), []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
-	readOnly := Policy{WorkspaceRoot: ws}
-	writes := Policy{WorkspaceRoot: ws, WritesWorkspace: true}
+	readOnly := Policy{WorkspaceRoot: ws, ReadRoots: []string{readRoot}}
+	writes := Policy{WorkspaceRoot: ws, WritesWorkspace: true, ReadRoots: []string{readRoot}}
 	for _, c := range []struct {
 		name   string
 		script string
@@ -154,6 +158,8 @@ func TestSandboxWritesOnlyItsFolders(t *testing.T) {
 		{"a writable remount of /", "mount -o remount,rw / && echo no > /metaforge-sandbox-test", writes, false},
 		{"the sandbox's /tmp", "echo own > " + sandboxTmp + " && test -f " + sandboxTmp, readOnly, true},
 		{"the host's /tmp is not seen", "! test -e " + hostTmp.Name(), readOnly, true},
+		{"a read root is read", "test -f " + readRoot + "/input.net", readOnly, true},
+		{"a read root is not written", "echo no > " + readRoot + "/f", writes, false},
 		{"HOME and TMPDIR are the sandbox's /tmp", `test "$HOME" = /tmp && test "$TMPDIR" = /tmp && echo x > "$HOME/.rc"`, readOnly, true},
 	} {
 		out, err := s.Exec(context.Background(), shScript(dir, c.script), c.p)

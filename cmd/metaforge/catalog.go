@@ -24,11 +24,17 @@ import (
 	"github.com/metaforge/metaforge/worker"
 )
 
+// workspaceFor is the tree of call folders under dataDir, and the other
+// folders tools may read (METAFORGE_ALLOWED_ROOTS).
+func workspaceFor(dataDir string) *workspace.Workspace {
+	return workspace.New(dataDir, filepath.SplitList(os.Getenv("METAFORGE_ALLOWED_ROOTS"))...)
+}
+
 // catalog is the registry of every adapter this binary serves, and the
 // health checker over it. Solver adapters write into per-call folders under
 // dataDir and read only from there and METAFORGE_ALLOWED_ROOTS.
 func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, dataDir string, rs *runs.Service, components map[string]health.Probe) (*adapters.Registry, *health.Checker, error) {
-	ws := workspace.New(dataDir, filepath.SplitList(os.Getenv("METAFORGE_ALLOWED_ROOTS"))...)
+	ws := workspaceFor(dataDir)
 	sp, err := spiceAdapter(ctx, ws)
 	if err != nil {
 		return nil, nil, err

@@ -9,7 +9,6 @@ import (
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/health"
-	"github.com/metaforge/metaforge/adapters/workspace"
 	"github.com/metaforge/metaforge/approvals"
 	"github.com/metaforge/metaforge/ledger"
 	"github.com/metaforge/metaforge/mcpserver"
@@ -80,8 +79,9 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 			rt.stop()
 			return nil, err
 		}
+		ws := workspaceFor(rtOpts.dataDir)
 		rt.workers, err = worker.StartWorkersWith(t.Client, rt.registry, queues, logger, worker.Solvers{
-			Runtimes: ops.solvers.runtimes, WorkspaceRoot: workspace.New(rtOpts.dataDir).Root,
+			Runtimes: ops.solvers.runtimes, WorkspaceRoot: ws.Root, ReadRoots: ws.Extra,
 		})
 		if err != nil {
 			rt.stop()
