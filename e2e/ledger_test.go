@@ -123,6 +123,35 @@ func TestLedgerAndMetricsThroughTheBinary(t *testing.T) {
 	if l := health.Components["ledger"]; l.Mode != "postgresql" || !l.Reachable || !l.Durable {
 		t.Errorf("health's ledger = %+v, want a reachable, durable postgresql", l)
 	}
+
+	// A person reads the session on the /sessions page.
+	if exe, tried := approvalsPageChromium(); exe == "" {
+		t.Fatalf("no Chromium at %s: install it (apt-get install chromium, or bash deploy/test-deps.sh), or set CHROMIUM_PATH", strings.Join(tried, ", "))
+	}
+	node := start(t, "node sessions_page.mjs", command(t, 3*time.Minute, nodePath, "sessions_page.mjs", base, "e2e-agent"))
+	if code := node.wait(t, 3*time.Minute); code != 0 {
+		t.Fatalf("node sessions_page.mjs exited %d:\n%s", code, tail(node.stderr.String(), 30))
+	}
+	var page struct {
+		SessionRows int      `json:"sessionRows"`
+		SessionText string   `json:"sessionText"`
+		Calls       []string `json:"calls"`
+		PageErrors  []string `json:"pageErrors"`
+	}
+	if err := json.Unmarshal([]byte(nodeStdoutLine(t, node)), &page); err != nil {
+		t.Fatal(err)
+	}
+	if page.SessionRows != 1 || !strings.Contains(page.SessionText, "e2e-agent 3.1") || !strings.Contains(page.SessionText, "untrusted") ||
+		!strings.HasSuffix(page.SessionText, "3") {
+		t.Errorf("session row %q (%d rows), want one e2e-agent 3.1 session by untrusted with 3 calls", page.SessionText, page.SessionRows)
+	}
+	if len(page.Calls) != 3 || !strings.Contains(page.Calls[0], "error: tool_not_found") || !strings.Contains(page.Calls[2], "claude-opus-5 (claimed)") ||
+		!strings.Contains(page.Calls[2], "(not verified)") {
+		t.Errorf("calls on the page = %q, want the three calls newest first, the first with its claimed model", page.Calls)
+	}
+	if len(page.PageErrors) > 0 {
+		t.Errorf("the page threw: %v", page.PageErrors)
+	}
 }
 
 // get fetches url and fails the test unless it answers 200.

@@ -1,6 +1,7 @@
 package ledger
 
 import (
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -21,10 +22,20 @@ func (h Handler) Register(api *http.ServeMux) {
 	api.HandleFunc("GET /v1/ledger/actions", h.actions)
 	api.HandleFunc("GET /v1/ledger/sessions", h.sessions)
 	api.HandleFunc("GET /v1/ledger/decisions", h.decisions)
+	api.HandleFunc("GET /sessions", h.page)
 }
 
-// Pages is nil: the ledger has no page of its own.
-func (h Handler) Pages() []string { return nil }
+// Pages is the sessions page, served beside the routes.
+func (h Handler) Pages() []string { return []string{"/sessions"} }
+
+//go:embed page.html
+var pageHTML []byte
+
+// page is /sessions: who worked, from which client, and each call's stamp.
+func (h Handler) page(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	_, _ = w.Write(pageHTML)
+}
 
 func (h Handler) actions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()

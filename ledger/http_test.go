@@ -49,8 +49,8 @@ func TestHTTP(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := ledger.Handler{Ledger: l}
-	if h.Pages() != nil {
-		t.Errorf("Pages() = %v, want none", h.Pages())
+	if pages := h.Pages(); len(pages) != 1 || pages[0] != "/sessions" {
+		t.Errorf("Pages() = %v, want [/sessions]", pages)
 	}
 	srv := serve(t, h)
 
