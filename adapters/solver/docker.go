@@ -253,6 +253,17 @@ func (d *Docker) missing(c Command) error {
 	return protocol.Unavailable("%s is not in the image %s; add it to the image's Dockerfile (%s) and rebuild the image", c.Binary, d.Image, c.Install)
 }
 
+// imageName is an image reference's last path element without its tag or
+// digest ("solver-calculix" for "metaforge/solver-calculix:0.1.0"): the name
+// of its Dockerfile in deploy/docker.
+func imageName(ref string) string {
+	ref = ref[strings.LastIndex(ref, "/")+1:]
+	if i := strings.IndexAny(ref, ":@"); i >= 0 {
+		ref = ref[:i]
+	}
+	return ref
+}
+
 // engineError says why the engine refused a request: the caller's deadline
 // or cancellation, an engine that cannot be reached, a missing image, or
 // (retryably) anything else.
@@ -264,7 +275,7 @@ func (d *Docker) engineError(ctx context.Context, c Command, verb string, err er
 	case client.IsErrConnectionFailed(err):
 		return protocol.Unavailable("the Docker engine at %s cannot be reached (%v); start it, or point DOCKER_HOST at one that runs", host, err)
 	case verb == "create" && cerrdefs.IsNotFound(err):
-		return protocol.Unavailable("the image %s is not on the Docker engine at %s; build it from its adapter's Dockerfile: docker build -t %s -f deploy/docker/<adapter>.Dockerfile .", d.Image, host, d.Image)
+		return protocol.Unavailable("the image %s is not on the Docker engine at %s; build it from the repository's root: docker build -t %s -f deploy/docker/%s.Dockerfile .", d.Image, host, d.Image, imageName(d.Image))
 	}
 	return protocol.Transient("the Docker engine at %s could not %s %s's container: %v", host, verb, c.Binary, err)
 }

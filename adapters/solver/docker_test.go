@@ -225,7 +225,7 @@ func TestDockerMissingImageIsUnavailable(t *testing.T) {
 		missing.Image = "metaforge/no-such-image:never"
 		b.script(fakeRun{noImage: true})
 		_, err := missing.Exec(ctx, Command{Binary: "sh", Args: []string{"-c", "true"}, Dir: t.TempDir()}, Policy{})
-		wantDockerError(t, err, protocol.ToolUnavailable, "metaforge/no-such-image:never", "docker build", ".Dockerfile")
+		wantDockerError(t, err, protocol.ToolUnavailable, "metaforge/no-such-image:never", "docker build", "deploy/docker/no-such-image.Dockerfile")
 		if left := b.leftovers(t, call); len(left) > 0 {
 			t.Errorf("containers left behind: %v", left)
 		}

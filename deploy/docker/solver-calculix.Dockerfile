@@ -1,0 +1,44 @@
+# A MetaForge worker with CalculiX (ccx) and gmsh from Debian bookworm
+# (2.20 and 4.8.4 with OpenCASCADE, the versions the adapters are tested
+# on): it serves adapter-calculix and adapter-gmsh.
+#
+# Build from the repository root:
+#   docker build -f deploy/docker/solver-calculix.Dockerfile -t metaforge/solver-calculix:0.1.0 .
+#
+# It runs `metaforge worker` for its queues (override CMD to change them)
+# against TEMPORAL_ADDRESS. The "docker" solver runtime also starts one
+# container per call from this image, with the solver as its entrypoint, no
+# network and spec 000 section 11's limits.
+
+# ---- build ------------------------------------------------------------------
+# The same stage, word for word, opens every image in this folder, so a
+# build of several images compiles MetaForge once (the layer cache).
+# CGO is off: the embedded Temporal's SQLite is modernc.org/sqlite (pure Go)
+# and nothing else needs cgo, so the binary is static and runs on any base.
+FROM golang:1.26 AS build
+# The golang images set GOTOOLCHAIN=local; MetaForge needs go1.27.3
+# (go.mod), which the go command fetches through the module proxy.
+ENV GOTOOLCHAIN=go1.27.3 CGO_ENABLED=0
+WORKDIR /src
+COPY go.mod go.sum ./
+RUN go mod download
+COPY . .
+# No VCS stamp: the context may carry a .git that git cannot read here,
+# and the version is a constant in cmd/metaforge.
+RUN go build -trimpath -buildvcs=false -ldflags="-s -w" -o /out/metaforge ./cmd/metaforge
+
+# ---- run --------------------------------------------------------------------
+FROM debian:bookworm-slim
+RUN apt-get update \
+	&& apt-get install -y --no-install-recommends ca-certificates calculix-ccx gmsh \
+	&& rm -rf /var/lib/apt/lists/* \
+	&& command -v ccx \
+	&& gmsh --version \
+	&& groupadd --system --gid 10001 metaforge \
+	&& useradd --system --uid 10001 --gid metaforge --create-home --home-dir /home/metaforge --shell /usr/sbin/nologin metaforge \
+	&& install -d -o metaforge -g metaforge /var/lib/metaforge
+COPY --from=build /out/metaforge /usr/local/bin/metaforge
+USER metaforge
+WORKDIR /home/metaforge
+ENTRYPOINT ["metaforge", "worker"]
+CMD ["--queues", "adapter-calculix,adapter-gmsh", "--data-dir", "/var/lib/metaforge"]
