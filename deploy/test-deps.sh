@@ -52,6 +52,7 @@ command -v chromium >/dev/null 2>&1 || apt_install chromium
 
 if [ -f e2e/package.json ]; then
 	if [ ! -f e2e/node_modules/@modelcontextprotocol/sdk/package.json ] ||
+		[ ! -f e2e/node_modules/@modelcontextprotocol/conformance/package.json ] ||
 		[ ! -f e2e/node_modules/playwright-core/package.json ]; then
 		(cd e2e && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
 	fi

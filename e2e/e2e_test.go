@@ -82,7 +82,7 @@ func testMain(m *testing.M) int {
 		return fail("node %s is too old: the e2e clients (the MCP TypeScript SDK, playwright-core) need Node.js >= 20; install a newer nodejs", strings.TrimSpace(string(out)))
 	}
 
-	if !installed("@modelcontextprotocol/sdk", "playwright-core") {
+	if !installed("@modelcontextprotocol/sdk", "playwright-core", "@modelcontextprotocol/conformance") {
 		args := []string{"ci", "--no-audit", "--no-fund", "--loglevel=error"}
 		if _, err := os.Stat("package-lock.json"); err != nil {
 			args[0] = "install"

@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/workflows"
 )
 
@@ -14,9 +15,10 @@ import (
 const healthToolID = "health.check"
 
 // withConnectionReport adds what only the MCP server knows to health.check:
-// the auth posture of this transport and who is on the other end (spec 003
-// "What is protecting this connection").
-func (s *Server) withConnectionReport(_ context.Context, req *mcp.CallToolRequest, res workflows.ToolCallResult) workflows.ToolCallResult {
+// the auth posture of this transport, who is on the other end (spec 003
+// "What is protecting this connection") and the connection's tool profile.
+// The adapters it found down are remembered for tools/list to report.
+func (s *Server) withConnectionReport(ctx context.Context, req *mcp.CallToolRequest, res workflows.ToolCallResult) workflows.ToolCallResult {
 	if res.Status != workflows.StatusSuccess || !isJSONObject(res.Data) {
 		return res
 	}
@@ -26,6 +28,14 @@ func (s *Server) withConnectionReport(_ context.Context, req *mcp.CallToolReques
 	}
 	report["auth"] = s.authReport(req.Extra)
 	report["client"] = s.clientReport(req)
+	report["profile"] = s.profileReport(ctx, req)
+	report["dashboard_links"] = s.dashboardLinksStatus()
+	var measured struct {
+		Adapters []health.AdapterReport `json:"adapters"`
+	}
+	if json.Unmarshal(res.Data, &measured) == nil {
+		s.down.note(measured.Adapters)
+	}
 	if b, err := json.Marshal(report); err == nil {
 		res.Data = b
 	}

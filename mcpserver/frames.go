@@ -85,9 +85,8 @@ func screen(frame []byte, batches bool) verdict {
 			}
 		}
 	case '{':
-		var req legacyRequest
-		if err := json.Unmarshal(trimmed, &req); err == nil && legacyMethods[req.Method] {
-			return verdict{legacy: &req}
+		if req := legacyOf(trimmed); req != nil {
+			return verdict{legacy: req}
 		}
 		if _, err := jsonrpc.DecodeMessage(trimmed); err != nil {
 			return errorVerdict(idOf(trimmed), protocol.InvalidRequest, "invalid request: not a JSON-RPC 2.0 message: "+err.Error(), 400)
@@ -96,6 +95,30 @@ func screen(frame []byte, batches bool) verdict {
 		return errorVerdict(nil, protocol.InvalidRequest, "invalid request: a JSON-RPC message is an object or a batch (array)", 400)
 	}
 	return verdict{}
+}
+
+// legacyOf is frame as a legacy request when its method is one of the
+// dialect's, else nil. Keys match exactly, as JSON-RPC spells them. jsonrpc
+// may be left out (the dialect's schema defaults it to "2.0") but not name
+// another version, and the id must be a string, a number or absent: an id
+// the answer cannot echo makes the frame an invalid request instead.
+func legacyOf(frame []byte) *legacyRequest {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(frame, &m) != nil {
+		return nil
+	}
+	var method, version string
+	if json.Unmarshal(m["method"], &method) != nil || !legacyMethods[method] {
+		return nil
+	}
+	if v, ok := m["jsonrpc"]; ok && (json.Unmarshal(v, &version) != nil || version != "2.0") {
+		return nil
+	}
+	id := m["id"]
+	if len(id) > 0 && string(id) != "null" && idOf(frame) == nil {
+		return nil
+	}
+	return &legacyRequest{ID: id, Method: method, Params: m["params"]}
 }
 
 // idOf is a message's id when it is a valid one (a string or a number), so

@@ -25,13 +25,16 @@ type Routes interface {
 // lines before the SDK sees them; /mcp and /v1 are behind the configured
 // auth.
 func (s *Server) HTTPHandler() http.Handler {
-	streamable := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.mcp }, &mcp.StreamableHTTPOptions{
+	// Each connection is served its own choice of profile: a new session
+	// gets the server for the ?profile= on its URL, or the default.
+	streamable := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server { return s.serverFor(s.profileOf(r)) }, &mcp.StreamableHTTPOptions{
 		Logger:              s.opts.Logger,
 		MaxRequestBodyBytes: MaxFrameBytes + 1,
 	})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.opts.Auth.Middleware(s.trackStreams(s.screenHTTP(streamable))))
+	mux.Handle("/mcp", s.opts.Auth.Middleware(s.trackStreams(s.screenHTTP(s.carryProfile(streamable)))))
 	mux.HandleFunc("GET /healthz", s.serveHealthz)
+	mux.Handle("POST /rpc", s.RPCHandler())
 	api := http.NewServeMux()
 	if s.holds.Decider != nil {
 		approvals.Handler{Queue: s.holds.Decider, Identify: Identify, Logger: s.opts.Logger}.Register(api)
@@ -122,7 +125,9 @@ func protocolVersionOf(r *http.Request) string {
 // serveHealthz is 200 whether healthy or degraded: the server is up and
 // telling the truth about its dependencies (spec 003).
 func (s *Server) serveHealthz(w http.ResponseWriter, r *http.Request) {
-	b, err := json.Marshal(s.opts.Health.Check(r.Context()))
+	report := s.opts.Health.Check(r.Context())
+	s.down.note(report.Adapters)
+	b, err := json.Marshal(report)
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return

@@ -15,14 +15,14 @@ import (
 // registerResources publishes every adapter's resource templates. They are
 // all parameterised, so they belong in resources/templates/list;
 // resources/list has only concrete resources, of which there are none.
-func (s *Server) registerResources() {
+func (s *Server) registerResources(srv *mcp.Server) {
 	for _, a := range s.opts.Registry.Adapters() {
 		rp, ok := a.(adapters.ResourceProvider)
 		if !ok {
 			continue
 		}
 		for _, t := range rp.ResourceTemplates() {
-			s.mcp.AddResourceTemplate(&mcp.ResourceTemplate{
+			srv.AddResourceTemplate(&mcp.ResourceTemplate{
 				URITemplate: t.URITemplate, Name: t.Name, Title: t.Title, Description: t.Description, MIMEType: t.MIMEType,
 			}, s.readResource)
 		}

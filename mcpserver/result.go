@@ -15,7 +15,8 @@ import (
 // that ran and failed (refused, crashed, timed out) is an isError result
 // whose text says why, so the model reads the reason (spec 000 4.4.1); a
 // call that could not run at all (no adapter) is a JSON-RPC error. Every
-// answer names its callId.
+// answer names its callId; a success also links to the dashboard view of
+// what it touched, where there is one.
 func (s *Server) toolResult(res workflows.ToolCallResult) (*mcp.CallToolResult, error) {
 	if a := res.Approval; a != nil && a.Outcome != workflows.OutcomeApproved {
 		return nil, s.approvalError(res)
@@ -27,6 +28,9 @@ func (s *Server) toolResult(res workflows.ToolCallResult) (*mcp.CallToolResult, 
 		}
 		if isJSONObject(res.Data) {
 			out.StructuredContent = res.Data
+		}
+		if links := s.linksFor(res.ToolID, res.Data); links != nil {
+			out.Meta["links"] = links
 		}
 		withApproval(out, res.Approval)
 		return out, nil

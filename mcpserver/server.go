@@ -43,10 +43,17 @@ type Options struct {
 	Holds HoldPolicy
 	// Auth is what the HTTP transport enforces (ignored over stdio).
 	Auth Auth
+	// DashboardURL is METAFORGE_DASHBOARD_URL as configured, the base of
+	// the links results carry: never invented, so "" means no links.
+	DashboardURL string
 	// Observers hear every call that ended (the ledger, the metrics).
 	Observers []CallObserver
 	// Middleware wraps every request the server receives (tracing).
 	Middleware []mcp.Middleware
+	// Profile is the deployment's default tool profile (--profile), empty
+	// for every tool. A connection's own ?profile= wins over it; stdio,
+	// with no URL, is served this one. Check it with ValidateProfile.
+	Profile string
 }
 
 // Transports.
@@ -60,7 +67,12 @@ const (
 type Server struct {
 	opts  Options
 	holds HoldPolicy
-	mcp   *mcp.Server
+	// mcp serves the deployment's default profile (stdio, and HTTP
+	// connections that choose none); servers has one per profile.
+	mcp     *mcp.Server
+	servers profileServers
+	// down are the adapters the last health check found down.
+	down downAdapters
 	// streams counts open GET /mcp streams per session; asks are the
 	// questions open; posts the POSTs being served.
 	streams sessionCounts
@@ -69,7 +81,8 @@ type Server struct {
 	decided decisionWaiters
 }
 
-// New builds the server and registers every tool in the registry.
+// New builds the server and the SDK server for the default profile; the
+// other profiles' are built when a connection first asks for one.
 func New(opts Options) *Server {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -84,26 +97,11 @@ func New(opts Options) *Server {
 	if s.holds.Decider != nil {
 		s.holds.Decider = wakingDecider{Decider: s.holds.Decider, wake: s.decided.wake}
 	}
-	s.mcp = mcp.NewServer(&mcp.Implementation{Name: ServerName, Title: "MetaForge", Version: opts.Version}, &mcp.ServerOptions{
-		Instructions: "MetaForge runs hardware-design tools (CAD, meshing, FEA, circuit simulation, board checks) as durable workflows. " +
-			"Every result carries _meta.callId; cite it, and fetch a result later with call.get_result if a connection drops.",
-		Logger:                    opts.Logger,
-		SupportedProtocolVersions: ProtocolVersions,
-		Capabilities: &mcp.ServerCapabilities{
-			Tools:     &mcp.ToolCapabilities{ListChanged: true},
-			Resources: &mcp.ResourceCapabilities{ListChanged: true},
-		},
-	})
-	s.mcp.AddReceivingMiddleware(s.rejectUnknownTools)
-	s.mcp.AddReceivingMiddleware(opts.Middleware...)
-	for _, m := range opts.Registry.Manifests() {
-		s.mcp.AddTool(toolFor(m, opts.AllowTwinMutations), s.callTool)
-	}
-	s.registerResources()
+	s.mcp = s.serverFor(opts.Profile)
 	return s
 }
 
-// MCP is the SDK server, for transports to connect.
+// MCP is the SDK server for the default profile, for transports to connect.
 func (s *Server) MCP() *mcp.Server { return s.mcp }
 
 // toolFor is a manifest as MCP's tools/list shows it, with its annotations

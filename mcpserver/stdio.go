@@ -43,7 +43,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 				w.writeLine(v.reply)
 			case v.legacy != nil:
 				legacy.Go(func() {
-					if resp := s.answerLegacy(ctx, v.legacy); resp != nil {
+					if resp := s.answerLegacyStreaming(ctx, v.legacy, w.writeLine); resp != nil {
 						w.writeLine(resp)
 					}
 				})

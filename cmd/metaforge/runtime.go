@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"os"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -133,8 +134,9 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 		Logger:             logger,
 		Routes: append([]mcpserver.Routes{runs.Handler{Runs: rt.runs, Identify: mcpserver.Identify, Logger: logger,
 			TemporalUI: rt.temporal.UIAddress}}, rt.ops.routes()...),
-		Observers:  rt.ops.observers(),
-		Middleware: []mcp.Middleware{rt.ops.tracing.Middleware(rt.registered)},
+		Observers:    rt.ops.observers(),
+		DashboardURL: os.Getenv("METAFORGE_DASHBOARD_URL"),
+		Middleware:   []mcp.Middleware{rt.ops.tracing.Middleware(rt.registered)},
 	})
 }
 

@@ -1,0 +1,61 @@
+package mcpserver
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+
+	"github.com/metaforge/metaforge/protocol"
+)
+
+// RPCHandler serves the legacy dialect on its own endpoint, POST /rpc
+// (spec 000 section 3: remote clients "send POST requests to
+// http://<host>:<port>/rpc"): one JSON-RPC request per body, answered with
+// one JSON response. Bodies are held to the same limits and screening as
+// /mcp, and it is behind the same auth as /v1. It sends no tool/result
+// progress: the dialect defines no stream over HTTP, and a POST's one JSON
+// answer has no room for notifications before it.
+func (s *Server) RPCHandler() http.Handler {
+	return s.opts.Auth.Middleware(http.HandlerFunc(s.serveRPC))
+}
+
+func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "/rpc takes JSON-RPC requests by POST", http.StatusMethodNotAllowed)
+		return
+	}
+	body, err := io.ReadAll(io.LimitReader(r.Body, MaxFrameBytes+1))
+	if err != nil {
+		writeJSON(w, http.StatusBadRequest, errorResponse(nil, protocol.ParseError, "could not read the request body: "+err.Error(), nil))
+		return
+	}
+	v := screen(body, false)
+	switch {
+	case v.reply != nil:
+		writeJSON(w, v.status, v.reply)
+	case v.legacy != nil:
+		resp := s.answerLegacy(r.Context(), v.legacy)
+		if resp == nil {
+			w.WriteHeader(http.StatusNoContent) // a notification
+			return
+		}
+		writeJSON(w, http.StatusOK, resp)
+	default:
+		// Valid JSON-RPC, but not this dialect's: screen has decoded it.
+		msg, _ := jsonrpc.DecodeMessage(body)
+		req, ok := msg.(*jsonrpc.Request)
+		switch {
+		case !ok:
+			writeJSON(w, http.StatusBadRequest, errorResponse(idOf(body), protocol.InvalidRequest,
+				"invalid request: /rpc takes requests, and this server asked nothing to answer", nil))
+		case !req.ID.IsValid():
+			w.WriteHeader(http.StatusNoContent) // a notification is never answered, even in error
+		default:
+			writeJSON(w, http.StatusOK, errorResponse(idOf(body), protocol.MethodNotFound,
+				fmt.Sprintf("method %q not found: /rpc speaks tool/list, tool/call and health/check; MCP is served on /mcp", req.Method), nil))
+		}
+	}
+}

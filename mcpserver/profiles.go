@@ -1,0 +1,195 @@
+package mcpserver
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Profile is a named subset of the tools, served to a client that caps how
+// many tools it carries (spec 003 "Tool profiles"). A client that drops the
+// overflow behaves as though the capability did not exist, so a profile is
+// sized to fit rather than trimmed at runtime.
+type Profile struct {
+	Name string
+	// For says what the profile is for, as the spec's table does.
+	For   string
+	Tools []string
+	// Lacks is what this build does not have yet of what the profile is
+	// for. A profile with fewer than MinProfileTools tools is withheld, and
+	// Lacks is the reason given.
+	Lacks string
+}
+
+// A served profile holds between MinProfileTools and MaxProfileTools tools,
+// enforced by a test: outgrowing the ceiling is a decision about what to
+// drop, and a profile below the floor is too thin to work in.
+const (
+	MinProfileTools = 20
+	MaxProfileTools = 40
+)
+
+// profiles is the one definition of every tool profile. Each names only
+// tools this build has (a test checks against the real catalogue) and each
+// has health.check, so the doctor works on a capped connection.
+var profiles = []Profile{
+	{
+		Name: "core",
+		For:  "Projects, sessions, twin reads, the records that are not domain-specific, and the design-flow lifecycle",
+		Tools: []string{
+			"health.check", "call.get_result",
+			"project.create", "project.list", "project.get", "project.open", "project.update", "session.start",
+			"twin.get_node", "twin.item_history", "twin.thread_for", "twin.what_verifies", "twin.where_used",
+			"twin.find_by_property", "twin.constraint_violations", "twin.query_cypher", "twin.get_design_loop",
+			"twin.record_decision", "twin.record_document", "twin.record_engineering_entity",
+			"twin.record_constraint_set", "twin.record_evidence", "twin.record_claim", "constraint.validate",
+			"flow.list", "flow.compile_intent", "flow.capabilities", "flow.propose", "flow.start_run", "flow.status",
+			"flow.lifecycle", "flow.await_gate", "flow.propose_gate_decision", "flow.verify_completion",
+			"phase.list_tasks", "phase.claim", "phase.submit", "run.get_status",
+		},
+	},
+	{
+		Name: "mechanical",
+		For:  "CAD authoring, plus geometry commit and the closed-form design searches on it",
+		Tools: []string{
+			"health.check", "call.get_result", "project.list", "project.get", "project.open", "session.start",
+			"cadquery.create_parametric", "cadquery.boolean_operation", "cadquery.execute_script",
+			"cadquery.create_assembly", "cadquery.get_properties", "cadquery.export_geometry",
+			"twin.commit_geometry", "twin.evaluate_metric", "twin.optimize_parameter", "twin.rank_sensitivity",
+			"twin.start_design_loop", "twin.start_tube_height_design_loop", "twin.get_design_loop",
+			"twin.get_node", "twin.item_history", "twin.where_used", "twin.thread_for",
+			"twin.record_decision", "twin.record_constraint_set", "twin.constraint_violations",
+			"twin.record_evidence", "constraint.validate",
+		},
+		Lacks: "FreeCAD is not in this build; CadQuery is the one kernel",
+	},
+	{
+		Name: "simulation",
+		For:  "FEA, circuit simulation, meshes and the evidence they produce, including twin.record_document for a simulation_result or load_case",
+		Tools: []string{
+			"health.check", "call.get_result", "project.get", "project.open", "session.start",
+			"cadquery.get_properties", "cadquery.export_geometry", "gmsh.generate_mesh", "gmsh.list_named_faces",
+			"calculix.validate_mesh", "calculix.run_fea", "calculix.run_thermal", "calculix.extract_results",
+			"calculix.check_mesh_convergence", "calculix.cross_check_cantilever_beam",
+			"calculix.cross_check_cantilever_frequency", "calculix.cross_check_thermal_steady_state",
+			"calculix.compute_joint_loads", "spice.run_simulation",
+			"twin.evaluate_metric", "twin.evaluate_thermal_metric",
+			"twin.record_document", "twin.record_evidence", "twin.record_claim", "twin.what_verifies",
+			"twin.get_node", "twin.item_history", "twin.where_used", "twin.constraint_violations",
+		},
+	},
+	{
+		Name: "electronics",
+		For:  "Schematic and board checks, component selection, the per-rail power budget and circuit simulation",
+		Tools: []string{
+			"health.check", "call.get_result", "project.list", "project.get", "project.open", "session.start",
+			"kicad.run_erc", "kicad.run_drc", "kicad.export_netlist", "kicad.get_pin_mapping", "kicad.export_bom",
+			"kicad.export_gerber", "power.check_budget", "spice.run_simulation", "twin.record_component_selection",
+			"twin.get_node", "twin.item_history", "twin.where_used", "twin.thread_for", "twin.find_by_property",
+			"twin.record_decision", "twin.record_document", "twin.record_constraint_set", "constraint.validate",
+			"twin.constraint_violations", "twin.record_evidence", "twin.record_claim", "twin.what_verifies",
+		},
+		Lacks: "component search and sourcing (component.search_*, knowledge.*) are not in this build",
+	},
+	{
+		Name: "robotics",
+		For:  "Assemblies, URDF/SDF/USD export, simulators",
+		Tools: []string{
+			"health.check", "call.get_result", "project.get", "project.open", "session.start",
+			"cadquery.create_assembly", "cadquery.get_properties", "cadquery.export_geometry",
+			"calculix.compute_joint_loads", "twin.commit_geometry", "twin.get_node", "twin.where_used",
+			"twin.record_evidence",
+		},
+		Lacks: "the URDF, SDF and USD exporters and the simulator tools (Gazebo, Isaac Sim) are not built yet",
+	},
+	{
+		Name: "mechanical_product",
+		For:  "A mechanical product end to end: CAD, geometry commit, component selection and the checks on them. No promotion tool: promotion is a human authority",
+		Tools: []string{
+			"health.check", "call.get_result", "project.create", "project.list", "project.get", "project.open",
+			"session.start",
+			"cadquery.create_parametric", "cadquery.boolean_operation", "cadquery.execute_script",
+			"cadquery.create_assembly", "cadquery.get_properties", "cadquery.export_geometry",
+			"twin.commit_geometry", "twin.record_component_selection",
+			"gmsh.generate_mesh", "calculix.run_fea", "calculix.extract_results",
+			"twin.get_node", "twin.item_history", "twin.where_used", "twin.thread_for",
+			"twin.record_constraint_set", "constraint.validate", "twin.constraint_violations",
+			"twin.record_decision", "twin.record_document", "twin.record_evidence", "twin.record_claim",
+			"twin.what_verifies", "twin.record_engineering_entity",
+		},
+		Lacks: "the FreeCAD session tools are not in this build; CadQuery stands in for them",
+	},
+}
+
+// Profiles lists every profile this build defines, served or withheld.
+func Profiles() []Profile {
+	out := make([]Profile, len(profiles))
+	for i, p := range profiles {
+		p.Tools = slices.Clone(p.Tools)
+		out[i] = p
+	}
+	return out
+}
+
+// Withheld says why a profile is not served: it is too thin to work in
+// until the tools it is for exist. Empty when it is served.
+func (p Profile) Withheld() string {
+	if len(p.Tools) >= MinProfileTools {
+		return ""
+	}
+	return fmt.Sprintf("it has %d of the %d tools a profile needs: %s", len(p.Tools), MinProfileTools, p.Lacks)
+}
+
+// Has says whether the profile serves a tool.
+func (p Profile) Has(toolID string) bool { return slices.Contains(p.Tools, toolID) }
+
+// servedProfileNames are the profiles a connection may choose, sorted.
+func servedProfileNames() []string {
+	var names []string
+	for _, p := range profiles {
+		if p.Withheld() == "" {
+			names = append(names, p.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
+
+// lookupProfile is the served profile called name. An unknown name is an
+// error naming the profiles that exist, never "serve everything": a client
+// that asked for 30 tools and got every one has the problem profiles exist
+// to prevent.
+func lookupProfile(name string) (Profile, error) {
+	i := slices.IndexFunc(profiles, func(p Profile) bool { return p.Name == name })
+	if i < 0 {
+		return Profile{}, fmt.Errorf("unknown tool profile %q; the profiles are %s", name, strings.Join(servedProfileNames(), ", "))
+	}
+	p := profiles[i]
+	if why := p.Withheld(); why != "" {
+		return Profile{}, fmt.Errorf("tool profile %q is withheld: %s; the profiles served are %s", name, why, strings.Join(servedProfileNames(), ", "))
+	}
+	return p, nil
+}
+
+// ValidateProfile checks a deployment's --profile: empty (every tool) or a
+// served profile. The error lists the profiles there are.
+func ValidateProfile(name string) error {
+	if name == "" {
+		return nil
+	}
+	_, err := lookupProfile(name)
+	return err
+}
+
+// profilesWith are the served profiles that have a tool, for telling a
+// client where to find one its profile lacks.
+func profilesWith(toolID string) []string {
+	var names []string
+	for _, p := range profiles {
+		if p.Withheld() == "" && p.Has(toolID) {
+			names = append(names, p.Name)
+		}
+	}
+	slices.Sort(names)
+	return names
+}
