@@ -7,7 +7,7 @@ BIN           := bin/metaforge
 WORKFLOWCHECK := go.temporal.io/sdk/contrib/tools/workflowcheck@v0.6.0
 TEST_TIMEOUT  ?= 25m
 
-.PHONY: build run test test-deps check fmt-check vet workflowcheck bench
+.PHONY: build run test fuzz-short test-deps check fmt-check vet workflowcheck bench
 
 build:
 	$(GO) build -o $(BIN) ./cmd/metaforge
@@ -21,6 +21,14 @@ run: build
 # Temporal server, the TypeScript MCP SDK as an independent client).
 test: test-deps check
 	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) ./...
+	$(MAKE) fuzz-short
+
+# A short fuzzing run of the MCP frame screen and of the dispatcher over
+# stdio, /mcp and /rpc (their seed corpus in mcpserver/testdata/fuzz also
+# runs in every go test). A crasher is written under testdata and fails.
+fuzz-short:
+	$(GO) test ./mcpserver -run '^$$' -fuzz '^FuzzScreen$$' -fuzztime 15s
+	$(GO) test ./mcpserver -run '^$$' -fuzz '^FuzzDispatch$$' -fuzztime 15s -parallel 2
 
 # What the tests need beyond Go, installed if missing (deploy/test-deps.sh).
 test-deps:
