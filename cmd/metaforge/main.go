@@ -1,10 +1,12 @@
 // Command metaforge is MetaForge's one binary: `serve` (everything on one
 // machine), `mcp` (stdio for local agents), `worker` (task queues on another
-// machine) and `adapter` (an adapter over the stdio adapter protocol).
+// machine), `adapter` (an adapter over the stdio adapter protocol), and the
+// verbs that talk to a running serve (approvals, runs, connect, doctor).
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -31,6 +33,11 @@ Usage:
                               propose a design flow (and, with --approve, approve it as --as and start the run)
   metaforge run status ID     a run's phases, gates and criteria
   metaforge run decide ID --approve|--reject|--rework-to PHASE [--comment TEXT] [--as NAME]
+  metaforge connect [--url URL]
+                              find a MetaForge gateway and print its URL; exits 1 when none answers
+  metaforge doctor  [--url URL] [--api-key KEY]
+                              what is unreachable, the auth posture, protocol skew and profile of a gateway;
+                              exits 0 healthy, 1 unreachable (or refused the key), 2 degraded
 
 Run "metaforge COMMAND -h" for a command's flags.
 `
@@ -58,6 +65,10 @@ func main() {
 		err = runDecide(ctx, cmd, args, os.Stdout)
 	case "run":
 		err = runRun(ctx, args, os.Stdout)
+	case "connect":
+		err = runConnect(ctx, args, os.Stdout)
+	case "doctor":
+		err = runDoctor(ctx, args, os.Stdout)
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return
@@ -65,11 +76,21 @@ func main() {
 		fmt.Fprintf(os.Stderr, "metaforge: unknown command %q\n\n%s", cmd, usage)
 		os.Exit(2)
 	}
+	var status exitStatus
+	if errors.As(err, &status) {
+		os.Exit(int(status))
+	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "metaforge: %v\n", err)
 		os.Exit(1)
 	}
 }
+
+// exitStatus ends a command whose exit status is its answer (connect,
+// doctor): the report is already on stdout, so main adds nothing to it.
+type exitStatus int
+
+func (s exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
 
 // newLogger writes text logs to stderr: stdout is reserved for protocol
 // messages under `metaforge mcp`.
