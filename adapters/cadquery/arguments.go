@@ -46,7 +46,7 @@ var (
 // inputFile resolves a STEP or BREP input inside the workspace: it must
 // exist there, and its extension says which it is.
 func (a *Adapter) inputFile(field, path string) (string, error) {
-	resolved, err := a.ws.Resolve(field, path)
+	resolved, err := a.ws.ResolveRead(field, path)
 	if err != nil {
 		return "", err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"path/filepath"
 	"regexp"
 
 	"github.com/metaforge/metaforge/adapters"
@@ -124,8 +123,8 @@ func (a *Adapter) createAssembly(ctx context.Context, raw json.RawMessage) (*ada
 		return nil, err
 	}
 	out := assemblyResult{Material: materialName(mat)}
-	files, err := a.produce(ctx, ToolCreateAssembly, func(dir string) any {
-		return assemblyRequest{Parts: parts, OutputFile: filepath.Join(dir, name)}
+	files, err := a.produce(ctx, ToolCreateAssembly, name, func(_, file string) any {
+		return assemblyRequest{Parts: parts, OutputFile: file}
 	}, &out)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package cadquery
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"slices"
 
 	"github.com/metaforge/metaforge/adapters"
@@ -78,8 +77,8 @@ func (a *Adapter) booleanOperation(ctx context.Context, raw json.RawMessage) (*a
 		return nil, err
 	}
 	var out booleanResult
-	files, err := a.produce(ctx, ToolBooleanOperation, func(dir string) any {
-		return booleanRequest{FileA: fileA, FileB: fileB, Operation: in.Operation, OutputFile: filepath.Join(dir, name)}
+	files, err := a.produce(ctx, ToolBooleanOperation, name, func(_, file string) any {
+		return booleanRequest{FileA: fileA, FileB: fileB, Operation: in.Operation, OutputFile: file}
 	}, &out)
 	if err != nil {
 		return nil, err

@@ -109,8 +109,8 @@ func (a *Adapter) exportGeometry(ctx context.Context, raw json.RawMessage) (*ada
 		return nil, err
 	}
 	var out exportResult
-	files, err := a.produce(ctx, ToolExportGeometry, func(dir string) any {
-		req.OutputFile = filepath.Join(dir, name)
+	files, err := a.produce(ctx, ToolExportGeometry, name, func(_, file string) any {
+		req.OutputFile = file
 		return req
 	}, &out)
 	if err != nil {

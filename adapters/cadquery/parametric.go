@@ -3,7 +3,6 @@ package cadquery
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
@@ -79,8 +78,8 @@ func (a *Adapter) createParametric(ctx context.Context, raw json.RawMessage) (*a
 		return nil, err
 	}
 	out := parametricResult{ShapeType: s.name, ParametersUsed: params, Material: materialName(mat)}
-	files, err := a.produce(ctx, ToolCreateParametric, func(dir string) any {
-		return parametricRequest{ShapeType: s.name, Parameters: params, CadFile: filepath.Join(dir, name)}
+	files, err := a.produce(ctx, ToolCreateParametric, name, func(_, file string) any {
+		return parametricRequest{ShapeType: s.name, Parameters: params, CadFile: file}
 	}, &out)
 	if err != nil {
 		return nil, err

@@ -3,7 +3,6 @@ package cadquery
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/protocol"
@@ -103,8 +102,8 @@ func (a *Adapter) executeScript(ctx context.Context, raw json.RawMessage) (*adap
 		return nil, err
 	}
 	var out scriptResult
-	files, err := a.produce(ctx, ToolExecuteScript, func(dir string) any {
-		return scriptRequest{Script: in.Script, OutDir: dir, CadFile: filepath.Join(dir, name), TimeoutSeconds: timeout, MemoryMB: memory}
+	files, err := a.produce(ctx, ToolExecuteScript, name, func(dir, file string) any {
+		return scriptRequest{Script: in.Script, OutDir: dir, CadFile: file, TimeoutSeconds: timeout, MemoryMB: memory}
 	}, &out)
 	if err != nil {
 		return nil, err

@@ -43,10 +43,12 @@ func (a *Adapter) run(ctx context.Context, toolID string, req, out any) ([]strin
 	return res.OutputFiles, nil
 }
 
-// produce runs a tool that writes files: build names them in the call's own
-// folder and returns the kernel's arguments. The kernel is up before the
-// folder is made, and a call that fails leaves no empty folder behind.
-func (a *Adapter) produce(ctx context.Context, toolID string, build func(dir string) any, out any) ([]string, error) {
+// produce runs a tool that writes files: output (output_path, a plain
+// name) is checked as a write in the call's own folder, and build returns
+// the kernel's arguments for the folder and that file. The kernel is up
+// before the folder is made, and a call that fails leaves no empty folder
+// behind.
+func (a *Adapter) produce(ctx context.Context, toolID, output string, build func(dir, file string) any, out any) ([]string, error) {
 	if err := a.kernel.ensure(ctx); err != nil {
 		return nil, err
 	}
@@ -58,7 +60,12 @@ func (a *Adapter) produce(ctx context.Context, toolID string, build func(dir str
 	if dir, err = filepath.Abs(dir); err != nil {
 		return nil, protocol.Transient("the call's folder has no absolute path: %v", err)
 	}
-	files, err := a.run(ctx, toolID, build(dir), out)
+	file, err := a.ws.ResolveWrite(dir, "output_path", output)
+	if err != nil {
+		_ = os.Remove(dir)
+		return nil, err
+	}
+	files, err := a.run(ctx, toolID, build(dir, file), out)
 	if err != nil {
 		_ = os.Remove(dir) // removes the folder only if nothing is in it
 	}

@@ -57,7 +57,7 @@ func (c *modelCache) load(path string) (*model, error) {
 // openMesh confines mesh_file to the workspace's roots and loads it (from
 // the cache when it has not changed).
 func (a *Adapter) openMesh(meshFile string) (string, *model, error) {
-	meshPath, err := a.ws.Resolve("mesh_file", meshFile)
+	meshPath, err := a.ws.ResolveRead("mesh_file", meshFile)
 	if err != nil {
 		return "", nil, err
 	}

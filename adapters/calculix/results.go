@@ -87,7 +87,7 @@ func concentration(vm map[int]float64) string {
 }
 
 func (a *Adapter) extractResults(req ExtractRequest) (*ExtractResult, error) {
-	path, err := a.ws.Resolve("results_file", req.ResultsFile)
+	path, err := a.ws.ResolveRead("results_file", req.ResultsFile)
 	if err != nil {
 		return nil, err
 	}

@@ -36,7 +36,7 @@ type ValidateResult struct {
 var nodesPerElement = map[string]int{"C3D4": 4, "C3D10": 10, "C3D8": 8, "C3D20": 20, "C3D6": 6, "C3D15": 15}
 
 func (a *Adapter) validateMesh(req ValidateRequest) (*ValidateResult, error) {
-	path, err := a.ws.Resolve("mesh_file", req.MeshFile)
+	path, err := a.ws.ResolveRead("mesh_file", req.MeshFile)
 	if err != nil {
 		return nil, err
 	}

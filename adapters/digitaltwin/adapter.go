@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/workspace"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/twin"
 )
@@ -41,6 +42,10 @@ type Backend struct {
 	// Activity reads who worked in a project (the ledger); nil when no
 	// ledger is configured.
 	Activity ProjectActivity
+	// Files confines the files the twin tools read (commit_geometry's
+	// file_path) as every adapter's are; nil: no file is read, pass
+	// step_base64.
+	Files *workspace.Workspace
 	// AllowMutations lets twin.query_cypher run queries that write
 	// (--allow-twin-mutations); its annotation then stops being read-only.
 	AllowMutations bool

@@ -117,7 +117,14 @@ func geometryBytes(b *Backend, filePath, stepBase64, sessionID, objID string) (s
 	case filePath != "" && stepBase64 != "":
 		return nil, false, protocol.Refusal("pass file_path or step_base64, not both: which one is the geometry?")
 	case filePath != "":
-		data, err := os.ReadFile(filePath)
+		if b.Files == nil {
+			return nil, false, protocol.Refusal("file_path: this server reads no files for the twin; pass the STEP bytes as step_base64")
+		}
+		real, err := b.Files.ResolveRead("file_path", filePath)
+		if err != nil {
+			return nil, false, err
+		}
+		data, err := os.ReadFile(real)
 		if err != nil {
 			return nil, false, protocol.Refusal("file_path %s cannot be read: %v", filePath, err)
 		}

@@ -18,7 +18,7 @@ func (a *Adapter) listNamedFaces(args json.RawMessage) (*FacesResult, error) {
 	if err := adapters.DecodeArguments(args, &req); err != nil {
 		return nil, err
 	}
-	meshPath, err := a.ws.Resolve("mesh_file", req.MeshFile)
+	meshPath, err := a.ws.ResolveRead("mesh_file", req.MeshFile)
 	if err != nil {
 		return nil, err
 	}

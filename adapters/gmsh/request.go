@@ -76,7 +76,7 @@ func (a *Adapter) prepare(req MeshRequest) (meshJob, error) {
 		}
 		j.outputName = name
 	}
-	input, err := a.ws.Resolve("input_file", req.InputFile)
+	input, err := a.ws.ResolveRead("input_file", req.InputFile)
 	if err != nil {
 		return j, err
 	}

@@ -51,7 +51,15 @@ func (a *Adapter) generateMesh(ctx context.Context, args json.RawMessage) (*Mesh
 	if err != nil {
 		return nil, err
 	}
-	meshPath := filepath.Join(dir, j.outputName)
+	meshPath, err := a.ws.ResolveWrite(dir, "output_name", j.outputName)
+	if err != nil {
+		return nil, err
+	}
+	// The face table is written beside the deck: a link in its place
+	// must not carry it out of the roots either.
+	if _, err := a.ws.ResolveWrite(dir, "output_name's face table", meshfile.TablePath(meshPath)); err != nil {
+		return nil, err
+	}
 	table := meshfile.Table{
 		Mesh: j.outputName, ElementType: m.tetType, Elements: m.tetCount(), Nodes: len(m.nodeIDs),
 		MeshBBoxMM: meshBox, CoordinateFrame: CoordinateFrame,

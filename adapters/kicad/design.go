@@ -104,7 +104,7 @@ func (a *Adapter) sheetFileOf(d *design, rootPath string, sh *sheetSymbol) (*she
 	if !filepath.IsAbs(p) {
 		p = filepath.Join(sheetDir(rootPath), p)
 	}
-	real, err := a.ws.Resolve("sheet file of sheet "+sh.name, p)
+	real, err := a.ws.ResolveRead("sheet file of sheet "+sh.name, p)
 	if err != nil {
 		return nil, err
 	}

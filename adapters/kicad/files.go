@@ -23,7 +23,7 @@ var (
 // allowed roots, the right extension, and the right first S-expression
 // token, so pcbnew is never handed a text file or a schematic.
 func (a *Adapter) resolveDesign(what, path string, kind fileKind) (string, error) {
-	real, err := a.ws.Resolve(what, path)
+	real, err := a.ws.ResolveRead(what, path)
 	if err != nil {
 		return "", err
 	}

@@ -176,7 +176,7 @@ func (a *Adapter) spiceLine(p *spicePart, pinNet map[pinKey]string, nodeOf map[s
 		if !filepath.IsAbs(lib) {
 			lib = filepath.Join(sheetDir(root), lib)
 		}
-		real, err := a.ws.Resolve("Spice_Lib_File of "+p.ref, lib)
+		real, err := a.ws.ResolveRead("Spice_Lib_File of "+p.ref, lib)
 		if err != nil {
 			return "", "", "its Spice_Lib_File cannot be used: " + err.Error()
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/workspace"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -35,8 +36,12 @@ const description = "Run ngspice in batch mode on netlist text or a netlist_path
 // Adapter serves spice.run_simulation. The zero value runs "ngspice" from
 // PATH with no path confinement; use New.
 type Adapter struct {
-	// AllowedRoots confines netlist_path to these directories (symlinks
-	// resolved, whole path components compared). Empty: unconfined.
+	// Files confines netlist_path and the files a deck includes to its
+	// read roots; NewIn sets it.
+	Files *workspace.Workspace
+	// AllowedRoots confines them, when Files is nil, to these directories
+	// (symlinks resolved, whole path components compared). Empty:
+	// unconfined, for a standalone `metaforge adapter spice`.
 	AllowedRoots []string
 	// Binary is the ngspice executable; default "ngspice" on PATH.
 	Binary string
@@ -53,6 +58,12 @@ var _ adapters.Adapter = (*Adapter)(nil)
 // (none: unconfined).
 func New(allowedRoots ...string) *Adapter {
 	return &Adapter{AllowedRoots: allowedRoots, calls: adapters.NewInvocations()}
+}
+
+// NewIn returns the spice adapter reading files as ws allows, as every
+// other adapter of the server does.
+func NewIn(ws *workspace.Workspace) *Adapter {
+	return &Adapter{Files: ws, calls: adapters.NewInvocations()}
 }
 
 // ID is "spice".

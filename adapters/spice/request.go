@@ -282,39 +282,23 @@ func (a *Adapter) prepare(req Request) (job, error) {
 }
 
 // readNetlist reads netlist_path, which must be a readable regular file
-// inside AllowedRoots when those are set (symlinks resolved, compared by
-// whole path components).
+// inside the allowed roots (see readConfined).
 func (a *Adapter) readNetlist(path string) (string, string, error) {
 	return a.readConfined("netlist_path", path)
 }
 
 // readConfined reads a file named by what (netlist_path, an .include): it
 // must exist, be a regular file of at most maxNetlistBytes, and lie inside
-// AllowedRoots when those are set. It returns the text and the resolved path.
+// the read roots of Files, else AllowedRoots when those are set. It returns
+// the text and the resolved path.
 func (a *Adapter) readConfined(what, path string) (string, string, error) {
-	if strings.TrimSpace(path) == "" {
-		return "", "", protocol.Invalid("%s is empty", what)
-	}
-	abs, err := filepath.Abs(path)
+	real, err := a.resolve(what, path)
 	if err != nil {
-		return "", "", protocol.Invalid("%s %q: %v", what, path, err)
-	}
-	real, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", "", protocol.Invalid("%s %q does not exist", what, path)
-		}
-		return "", "", protocol.Invalid("%s %q cannot be resolved: %v", what, path, err)
-	}
-	if len(a.AllowedRoots) > 0 && !a.inAllowedRoots(real) {
-		return "", "", protocol.Invalid("%s %q (resolved to %s) is outside the allowed roots %s", what, path, real, strings.Join(a.AllowedRoots, ", "))
+		return "", "", err
 	}
 	st, err := os.Stat(real)
 	if err != nil {
 		return "", "", protocol.Invalid("%s %q: %v", what, path, err)
-	}
-	if !st.Mode().IsRegular() {
-		return "", "", protocol.Invalid("%s %q is not a regular file", what, path)
 	}
 	if st.Size() > maxNetlistBytes {
 		return "", "", protocol.Invalid("%s %q is %d bytes, more than the %d allowed", what, path, st.Size(), maxNetlistBytes)
@@ -326,6 +310,32 @@ func (a *Adapter) readConfined(what, path string) (string, string, error) {
 	return string(b), real, nil
 }
 
-func (a *Adapter) inAllowedRoots(real string) bool {
-	return workspace.Within(real, a.AllowedRoots)
+// resolve checks a file the deck reads the same way every adapter does.
+// With neither Files nor AllowedRoots (a standalone adapter started
+// without --allowed-root) any existing regular file will do.
+func (a *Adapter) resolve(what, path string) (string, error) {
+	switch {
+	case a.Files != nil:
+		return a.Files.ResolveRead(what, path)
+	case len(a.AllowedRoots) > 0:
+		return (&workspace.Workspace{Extra: a.AllowedRoots}).ResolveRead(what, path)
+	}
+	if strings.TrimSpace(path) == "" {
+		return "", protocol.Invalid("%s is empty", what)
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", protocol.Invalid("%s %q: %v", what, path, err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return "", protocol.Invalid("%s %q does not exist", what, path)
+		}
+		return "", protocol.Invalid("%s %q cannot be resolved: %v", what, path, err)
+	}
+	if st, err := os.Stat(real); err != nil || !st.Mode().IsRegular() {
+		return "", protocol.Invalid("%s %q is not a regular file", what, path)
+	}
+	return real, nil
 }

@@ -1,7 +1,7 @@
 // Package workspace gives each tool call a folder of its own under the data
-// dir, and confines the files a tool reads to allowed roots. A solver's
-// outputs stay where the result names them, and a path an agent passes in
-// cannot reach the rest of the machine.
+// dir, and confines the files tools read and write to allowed roots. A
+// solver's outputs stay where the result names them, and a path an agent
+// passes in cannot reach the rest of the machine.
 package workspace
 
 import (
@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -21,10 +22,21 @@ import (
 )
 
 // Workspace is the tree of call folders, <Root>/calls/<call id>, and the
-// roots a tool may read files from: Root itself and Extra.
+// roots tools may read and write.
+//
+// Reads may come from Root (the call folders are the tools' own) and Extra.
+// Writes may go to the call's own folder and WriteRoots. Unconfined, Extra
+// is METAFORGE_ALLOWED_ROOTS and there are no write roots; Confine replaces
+// both with the read and write roots given on the command line.
 type Workspace struct {
-	Root  string
+	Root string
+	// Extra are the other folders tools may read. The solver sandbox
+	// mounts them read-only, so they are every readable folder.
 	Extra []string
+	// WriteRoots are the folders beyond a call's own that tools may write.
+	WriteRoots []string
+	// Confined says Confine set the roots (--read-root, --write-root).
+	Confined bool
 }
 
 // New returns the workspace under dataDir ("<dataDir>/workspace"), also
@@ -35,6 +47,16 @@ func New(dataDir string, extra ...string) *Workspace {
 		root = abs // results name files by absolute path
 	}
 	return &Workspace{Root: root, Extra: extra}
+}
+
+// Confine keeps tools to read and write roots: reads from Root, read and
+// write roots (what may be written may be read back), writes to a call's
+// own folder and write roots. The roots replace Extra: a root left out
+// grants nothing.
+func (w *Workspace) Confine(read, write []string) {
+	w.Extra = slices.Concat(read, write)
+	w.WriteRoots = slices.Clone(write)
+	w.Confined = true
 }
 
 var unsafeChars = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
@@ -61,32 +83,39 @@ func (w *Workspace) ForCall(ctx context.Context) (string, error) {
 	return dir, nil
 }
 
-// Roots are the folders a tool may read from.
-func (w *Workspace) Roots() []string { return append([]string{w.Root}, w.Extra...) }
+// Roots are the folders tools may read from.
+func (w *Workspace) Roots() []string {
+	if w.Root == "" {
+		return slices.Clone(w.Extra)
+	}
+	return append([]string{w.Root}, w.Extra...)
+}
 
-// Resolve checks a file argument named what (mesh_file, input_file): it
-// must exist, be a regular file, and lie inside the roots (symlinks
-// resolved, whole path components compared). A relative path is taken
-// against Root. It returns the resolved path.
-func (w *Workspace) Resolve(what, path string) (string, error) {
+// ResolveRead checks a file argument named what (mesh_file, input_file)
+// that a tool reads: it must exist, be a regular file, and lie inside the
+// read roots (links followed, whole folder names compared). A relative path
+// is taken against Root. It returns the resolved path, which is what the
+// tool opens.
+func (w *Workspace) ResolveRead(what, path string) (string, error) {
 	if strings.TrimSpace(path) == "" {
-		return "", protocol.Invalid("%s is empty: give the path of a file under %s", what, w.Root)
+		return "", protocol.Invalid("%s is empty: give the path of a file under %s", what, strings.Join(w.Roots(), ", "))
 	}
-	if !filepath.IsAbs(path) {
-		path = filepath.Join(w.Root, path)
+	abs, err := absolute(path, w.Root)
+	if err != nil {
+		return "", protocol.Invalid("%s %q: %v", what, path, err)
 	}
-	if abs, err := filepath.Abs(path); err == nil {
-		path = abs
-	}
-	real, err := filepath.EvalSymlinks(path)
+	// EvalSymlinks takes .. after the links before it, as the system
+	// would, and refuses .. below a folder that does not exist.
+	real, err := filepath.EvalSymlinks(abs)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return "", protocol.Invalid("%s %q does not exist; give the path a tool returned (under %s)", what, path, w.Root)
+			return "", protocol.Invalid("%s %q does not exist (or passes through a folder or link that does not); give the path a tool returned, under %s",
+				what, path, strings.Join(w.Roots(), ", "))
 		}
 		return "", protocol.Invalid("%s %q cannot be resolved: %v", what, path, err)
 	}
 	if !Within(real, w.Roots()) {
-		return "", protocol.Invalid("%s %q (resolved to %s) is outside the allowed roots %s", what, path, real, strings.Join(w.Roots(), ", "))
+		return "", protocol.Invalid("%s %q (resolved to %s) is outside the allowed roots for reading: %s", what, path, real, strings.Join(w.Roots(), ", "))
 	}
 	st, err := os.Stat(real)
 	if err != nil {
@@ -98,10 +127,98 @@ func (w *Workspace) Resolve(what, path string) (string, error) {
 	return real, nil
 }
 
+// ResolveWrite checks a file a tool writes, named what (output_name), for
+// the call whose folder is callDir: it must lie inside callDir or a write
+// root. A relative path is taken against callDir. The file need not exist:
+// its nearest existing folder's links are followed and the rest must be
+// plain names, so .. below a missing folder is refused, and so is a link
+// to nowhere (writing through it would create its target). It returns the
+// resolved path, which is what the tool writes.
+func (w *Workspace) ResolveWrite(callDir, what, path string) (string, error) {
+	roots := append([]string{callDir}, w.WriteRoots...)
+	if strings.TrimSpace(path) == "" {
+		return "", protocol.Invalid("%s is empty: give a file name in the call's own folder or a path under %s", what, strings.Join(roots, ", "))
+	}
+	abs, err := absolute(path, callDir)
+	if err != nil {
+		return "", protocol.Invalid("%s %q: %v", what, path, err)
+	}
+	real, err := resolveNew(abs)
+	if err != nil {
+		return "", protocol.Invalid("%s %q is refused: %v", what, path, err)
+	}
+	if !Within(real, roots) {
+		hint := ""
+		if len(w.WriteRoots) == 0 {
+			hint = " (the server has no write roots; give a plain file name, written in the call's own folder)"
+		}
+		return "", protocol.Invalid("%s %q (resolved to %s) is outside the allowed roots for writing: %s%s", what, path, real, strings.Join(roots, ", "), hint)
+	}
+	if st, err := os.Stat(real); err == nil && st.IsDir() {
+		return "", protocol.Invalid("%s %q is a folder, not a file", what, path)
+	}
+	return real, nil
+}
+
+// absolute makes path absolute against base (the working folder when base
+// is empty) without cleaning it: .. is left for the links to decide.
+func absolute(path, base string) (string, error) {
+	if filepath.IsAbs(path) {
+		return path, nil
+	}
+	if base == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return "", err
+		}
+		base = wd
+	}
+	return base + string(filepath.Separator) + path, nil
+}
+
+// resolveNew resolves a path that may not exist yet: the nearest existing
+// ancestor (or the path itself) with its links followed, and the missing
+// rest, which must be plain names.
+func resolveNew(abs string) (string, error) {
+	sep := string(filepath.Separator)
+	parts := strings.FieldsFunc(abs, func(r rune) bool { return r == filepath.Separator })
+	// Joined by hand: filepath.Join would clean away a .. the system
+	// must judge after the links before it.
+	prefix := func(n int) string { return sep + strings.Join(parts[:n], sep) }
+	n := len(parts)
+	for ; n > 0; n-- {
+		// Lstat, not Stat: a link to nowhere exists, and is refused below.
+		if _, err := os.Lstat(prefix(n)); err == nil {
+			break
+		}
+	}
+	existing := prefix(n)
+	real, err := filepath.EvalSymlinks(existing)
+	if err != nil {
+		return "", fmt.Errorf("%s is a link that leads nowhere, or cannot be resolved: %v", existing, err)
+	}
+	rest := parts[n:]
+	if len(rest) == 0 {
+		return real, nil
+	}
+	if st, err := os.Stat(real); err != nil || !st.IsDir() {
+		return "", fmt.Errorf("%s is not a folder", existing)
+	}
+	for _, p := range rest {
+		if p == ".." {
+			return "", fmt.Errorf(".. below %s, a folder that does not exist", filepath.Join(real, rest[0]))
+		}
+	}
+	return filepath.Join(append([]string{real}, rest...)...), nil
+}
+
 // Within reports whether real (an absolute path with symlinks resolved)
 // lies inside one of roots, compared by whole path components.
 func Within(real string, roots []string) bool {
 	for _, root := range roots {
+		if root == "" {
+			continue
+		}
 		r, err := filepath.Abs(root)
 		if err != nil {
 			continue

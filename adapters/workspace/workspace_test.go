@@ -32,11 +32,11 @@ func TestResolveConfinesInputFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if got, err := ws.Resolve("input_file", inside); err != nil || got != inside {
+	if got, err := ws.ResolveRead("input_file", inside); err != nil || got != inside {
 		t.Errorf("a file in the workspace: %q, %v", got, err)
 	}
 	rel, _ := filepath.Rel(ws.Root, inside)
-	if got, err := ws.Resolve("input_file", rel); err != nil || got != inside {
+	if got, err := ws.ResolveRead("input_file", rel); err != nil || got != inside {
 		t.Errorf("a path relative to the workspace: %q, %v", got, err)
 	}
 	link := filepath.Join(dir, "link.step")
@@ -51,12 +51,12 @@ func TestResolveConfinesInputFiles(t *testing.T) {
 		"a folder":    {dir, "not a regular file"},
 		"empty":       {" ", "is empty"},
 	} {
-		if _, err := ws.Resolve("input_file", c.path); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "input_file") {
+		if _, err := ws.ResolveRead("input_file", c.path); err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "input_file") {
 			t.Errorf("%s: %v, want an error naming input_file and saying %q", name, err, c.want)
 		}
 	}
 	// An extra root lets the same file in.
-	if _, err := New(data, outside).Resolve("input_file", secret); err != nil {
+	if _, err := New(data, outside).ResolveRead("input_file", secret); err != nil {
 		t.Errorf("a file under an extra root: %v", err)
 	}
 }
@@ -77,7 +77,7 @@ func TestRelativeDataDir(t *testing.T) {
 	if err := os.WriteFile(f, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := ws.Resolve("mesh_file", f); err != nil || got != f {
+	if got, err := ws.ResolveRead("mesh_file", f); err != nil || got != f {
 		t.Errorf("a file inside the workspace: %q, %v", got, err)
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/metaforge/metaforge/adapters"
@@ -24,17 +23,12 @@ import (
 	"github.com/metaforge/metaforge/worker"
 )
 
-// workspaceFor is the tree of call folders under dataDir, and the other
-// folders tools may read (METAFORGE_ALLOWED_ROOTS).
-func workspaceFor(dataDir string) *workspace.Workspace {
-	return workspace.New(dataDir, filepath.SplitList(os.Getenv("METAFORGE_ALLOWED_ROOTS"))...)
-}
-
 // catalog is the registry of every adapter this binary serves, and the
-// health checker over it. Solver adapters write into per-call folders under
-// dataDir and read only from there and METAFORGE_ALLOWED_ROOTS.
-func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, dataDir string, rs *runs.Service, components map[string]health.Probe) (*adapters.Registry, *health.Checker, error) {
-	ws := workspaceFor(dataDir)
+// health checker over it. Tools write into per-call folders under dataDir
+// and the write roots, and read only from there and the read roots (see
+// workspaceFor).
+func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, ws *workspace.Workspace, rs *runs.Service, components map[string]health.Probe) (*adapters.Registry, *health.Checker, error) {
+	tw.Files = ws
 	sp, err := spiceAdapter(ctx, ws)
 	if err != nil {
 		return nil, nil, err
@@ -46,8 +40,9 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, d
 		Started:  time.Now(),
 		Registry: reg,
 		Components: map[string]health.Probe{
-			"temporal": t.Probe,
-			"twin":     twinProbe(tw.Store),
+			"temporal":    t.Probe,
+			"twin":        twinProbe(tw.Store),
+			"file_access": fileAccessProbe(ws),
 		},
 		Skip: map[string]bool{"health": true},
 	}
@@ -74,13 +69,13 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, d
 	return reg, checker, nil
 }
 
-// spiceAdapter is spice in process, confined to the workspace's roots, or,
+// spiceAdapter is spice in process, confined like every adapter, or,
 // when METAFORGE_ADAPTER_SPICE_URL is set, the one `metaforge adapter spice`
 // serves there: ngspice need not be installed where the main server runs.
 func spiceAdapter(ctx context.Context, ws *workspace.Workspace) (adapters.Adapter, error) {
 	url := os.Getenv("METAFORGE_ADAPTER_SPICE_URL")
 	if url == "" {
-		return spice.New(ws.Roots()...), nil
+		return spice.NewIn(ws), nil
 	}
 	c, err := remote.Dial(ctx, spice.AdapterID, url)
 	if err != nil {

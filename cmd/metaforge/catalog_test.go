@@ -19,7 +19,7 @@ func TestEveryServedToolIsClassified(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, _, err := catalog(context.Background(), &worker.Temporal{}, tw, t.TempDir(), &runs.Service{}, nil)
+	reg, _, err := catalog(context.Background(), &worker.Temporal{}, tw, workspaceFor(t.TempDir(), fileRoots{}), &runs.Service{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -31,6 +31,7 @@ type runtime struct {
 	workers  *worker.Workers
 	runs     *runs.Service
 	ops      *operations
+	profile  string
 }
 
 // startRuntime connects to (or embeds) Temporal, builds the catalogue, and
@@ -55,13 +56,14 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 		ops.stop()
 		return nil, err
 	}
-	rt := &runtime{temporal: t, twin: tw, runs: &runs.Service{Client: t.Client, Namespace: t.Namespace}, ops: ops}
+	rt := &runtime{temporal: t, twin: tw, runs: &runs.Service{Client: t.Client, Namespace: t.Namespace}, ops: ops, profile: rtOpts.profile}
 	metrics := &runs.Metrics{Client: t.Client}
 	tw.Loops, tw.Metrics, tw.Thermal = &runs.Loops{Client: t.Client}, metrics, metrics
 	if ops.ledger != nil {
 		tw.Activity = ledger.Activity{Ledger: ops.ledger}
 	}
-	rt.registry, rt.health, err = catalog(ctx, t, tw, rtOpts.dataDir, rt.runs, map[string]health.Probe{
+	ws := workspaceFor(rtOpts.dataDir, rtOpts.roots)
+	rt.registry, rt.health, err = catalog(ctx, t, tw, ws, rt.runs, map[string]health.Probe{
 		"ledger":         ops.ledgerProbe,
 		"solver_runtime": ops.solvers.probe,
 	})
@@ -80,7 +82,6 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 			rt.stop()
 			return nil, err
 		}
-		ws := workspaceFor(rtOpts.dataDir)
 		rt.workers, err = worker.StartWorkersWith(t.Client, rt.registry, queues, logger, worker.Solvers{
 			Runtimes: ops.solvers.runtimes, WorkspaceRoot: ws.Root, ReadRoots: ws.Extra,
 		})
@@ -136,6 +137,7 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 			TemporalUI: rt.temporal.UIAddress}}, rt.ops.routes()...),
 		Observers:    rt.ops.observers(),
 		DashboardURL: os.Getenv("METAFORGE_DASHBOARD_URL"),
+		Profile:      rt.profile,
 		Middleware:   []mcp.Middleware{rt.ops.tracing.Middleware(rt.registered)},
 	})
 }
@@ -154,6 +156,10 @@ type runtimeOptions struct {
 	runWorkers func(*worker.Temporal) bool
 	// queues is --queues ("" or "all": every queue).
 	queues string
-	// solvers choose where solver runs happen.
+	// solvers choose where solver runs happen; roots which files tools
+	// may read and write.
 	solvers solverFlags
+	roots   fileRoots
+	// profile is --profile, the tool profile served by default.
+	profile string
 }

@@ -26,6 +26,8 @@ type temporalFlags struct {
 	allowTwinMutations bool
 	noWorker           bool
 	solvers            solverFlags
+	roots              fileRoots
+	profile            string
 }
 
 func (f *temporalFlags) register(fs *flag.FlagSet) {
@@ -37,12 +39,18 @@ func (f *temporalFlags) register(fs *flag.FlagSet) {
 	registerTwinFlags(fs, &f.allowTwinMutations)
 	fs.BoolVar(&f.noWorker, "no-worker", false, "run no workers in this process (they run elsewhere)")
 	f.solvers.register(fs)
+	f.roots.register(fs)
+	fs.StringVar(&f.profile, "profile", os.Getenv("METAFORGE_PROFILE"),
+		"the tool profile served by default (core, mechanical, simulation, electronics, mechanical_product); a connection's ?profile= wins; empty: every tool")
 }
 
 // parse reads the flags and makes the logger and the Temporal options.
 func (f *temporalFlags) parse(fs *flag.FlagSet, args []string, useRunning bool) (worker.TemporalOptions, *slog.Logger, error) {
 	if err := fs.Parse(args); err != nil {
 		return worker.TemporalOptions{}, nil, err
+	}
+	if err := mcpserver.ValidateProfile(f.profile); err != nil {
+		return worker.TemporalOptions{}, nil, fmt.Errorf("--profile: %w", err)
 	}
 	logger, err := newLogger(f.logLevel)
 	if err != nil {
@@ -62,7 +70,7 @@ func registerTwinFlags(fs *flag.FlagSet, allow *bool) {
 }
 
 func (f *temporalFlags) runtime(runWorkers func(*worker.Temporal) bool) runtimeOptions {
-	return runtimeOptions{dataDir: f.dataDir, allowTwinMutations: f.allowTwinMutations, runWorkers: runWorkers, solvers: f.solvers}
+	return runtimeOptions{dataDir: f.dataDir, allowTwinMutations: f.allowTwinMutations, runWorkers: runWorkers, solvers: f.solvers, roots: f.roots, profile: f.profile}
 }
 
 func (f *temporalFlags) options(useRunning bool) worker.TemporalOptions {

@@ -22,6 +22,8 @@ func runWorker(ctx context.Context, args []string) error {
 	registerTwinFlags(fs, &allowTwinMutations)
 	var sf solverFlags
 	sf.register(fs)
+	var roots fileRoots
+	roots.register(fs)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -38,7 +40,7 @@ func runWorker(ctx context.Context, args []string) error {
 	case opts.Address == "":
 		opts.Address = "127.0.0.1:7233"
 	}
-	rt, err := startRuntime(ctx, opts, runtimeOptions{dataDir: *dataDir, allowTwinMutations: allowTwinMutations, runWorkers: always, queues: *queues, solvers: sf}, logger)
+	rt, err := startRuntime(ctx, opts, runtimeOptions{dataDir: *dataDir, allowTwinMutations: allowTwinMutations, runWorkers: always, queues: *queues, solvers: sf, roots: roots}, logger)
 	if err != nil {
 		return err
 	}
