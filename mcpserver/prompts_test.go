@@ -12,17 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/cadquery"
-	"github.com/metaforge/metaforge/adapters/calculix"
 	"github.com/metaforge/metaforge/adapters/call"
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
-	"github.com/metaforge/metaforge/adapters/flow"
-	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/adapters/health"
-	"github.com/metaforge/metaforge/adapters/kicad"
-	"github.com/metaforge/metaforge/adapters/power"
-	"github.com/metaforge/metaforge/adapters/spice"
-	"github.com/metaforge/metaforge/adapters/workspace"
 	"github.com/metaforge/metaforge/worker"
 )
 
@@ -42,13 +33,7 @@ var promptArguments = map[string][]string{
 // cmd/metaforge's catalog does; only manifests are read.
 func fullCatalogue(t *testing.T) *adapters.Registry {
 	t.Helper()
-	ws := workspace.New(t.TempDir())
-	cq := cadquery.New(ws, cadquery.Options{})
-	t.Cleanup(func() { _ = cq.Close() })
-	all := []adapters.Adapter{power.New(), spice.New(), cq, gmsh.New(ws), calculix.New(ws), kicad.New(ws),
-		call.New(worker.CallLookup{}), &health.Adapter{}}
-	all = append(all, flow.New(&flow.Service{})...)
-	all = append(all, digitaltwin.New(&digitaltwin.Backend{})...)
+	all := append(catalogue(t.TempDir()), call.New(worker.CallLookup{}), &health.Adapter{})
 	reg := adapters.NewRegistry()
 	for _, a := range all {
 		if err := reg.Register(a); err != nil {

@@ -8,7 +8,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -20,6 +19,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+
+	"github.com/metaforge/metaforge/internal/deployscript"
 )
 
 // Test ports.
@@ -84,7 +85,7 @@ func Server(t testing.TB, port string) string {
 func Stop(t testing.TB, port string) {
 	t.Helper()
 	if _, out, err := run("stop-postgres.sh", port); err != nil {
-		t.Fatalf("pgtest: deploy/stop-postgres.sh %s: %v\n%s", port, err, tail(out, 40))
+		t.Fatalf("pgtest: deploy/stop-postgres.sh %s: %v\n%s", port, err, deployscript.Tail(out, 40))
 	}
 }
 
@@ -157,21 +158,21 @@ func start(port string) (databaseURL, failure string) {
 		return "", fmt.Sprintf("pgtest: deploy/start-postgres.sh %s failed (%s). Last lines of its output:\n%s\n"+
 			"It starts a test PostgreSQL server and needs bash and PostgreSQL (apt-get install postgresql; "+
 			"as root it installs it itself), or set %s to a server whose role may create databases.",
-			port, why, tail(stderr, 40), EnvURL)
+			port, why, deployscript.Tail(stderr, 40), EnvURL)
 	}
 	return databaseURL, ""
 }
 
 // run runs deploy/<script> port from the repository root.
 func run(script, port string) (stdout, stderr string, err error) {
-	root, err := repoRoot()
+	path, err := deployscript.Path(script)
 	if err != nil {
-		return "", "", fmt.Errorf("cannot find the repository root to run deploy/%s: %w", script, err)
+		return "", "", fmt.Errorf("cannot find deploy/%s: %w", script, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), scriptTimeout)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, "bash", filepath.Join(root, "deploy", script), port)
-	cmd.Dir = root
+	cmd := exec.CommandContext(ctx, "bash", path, port)
+	cmd.Dir = filepath.Dir(filepath.Dir(path))
 	var out, errOut bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errOut
 	// The server runs on in the background; should it hold a pipe, do not
@@ -179,45 +180,4 @@ func run(script, port string) (stdout, stderr string, err error) {
 	cmd.WaitDelay = 5 * time.Second
 	err = cmd.Run()
 	return out.String(), errOut.String(), err
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
-// repoRoot is the directory of the go.mod above the working directory that
-// has deploy/start-postgres.sh, or else the main module's (go env GOMOD).
-func repoRoot() (string, error) {
-	has := func(dir string) bool {
-		_, err := os.Stat(filepath.Join(dir, "deploy", "start-postgres.sh"))
-		return err == nil
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for dir := wd; ; {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && has(dir) {
-				return dir, nil
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("no go.mod with deploy/start-postgres.sh above the working directory, and go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("no go.mod with deploy/start-postgres.sh above the working directory, and no main module")
-	}
-	if dir := filepath.Dir(gomod); has(dir) {
-		return dir, nil
-	}
-	return "", fmt.Errorf("%s has no deploy/start-postgres.sh beside it", gomod)
 }

@@ -6,9 +6,7 @@ package neo4jtest
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -17,6 +15,8 @@ import (
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/metaforge/metaforge/internal/deployscript"
 )
 
 // Test ports. Each package that needs Neo4j gets its own server, because
@@ -76,12 +76,12 @@ func URI(t testing.TB, port string) (uri, user, password string) {
 // start runs the start script and parses its export lines; on failure it
 // returns a message saying what went wrong and what to do.
 func start(port string) (env [3]string, failure string) {
-	root, err := repoRoot()
+	script, err := deployscript.Path("start-neo4j.sh")
 	if err != nil {
-		return env, fmt.Sprintf("neo4jtest: cannot find the repository root to run deploy/start-neo4j.sh: %v; "+
+		return env, fmt.Sprintf("neo4jtest: cannot find deploy/start-neo4j.sh: %v; "+
 			"it needs the repository's deploy/ folder", err)
 	}
-	script := filepath.Join(root, "deploy", "start-neo4j.sh")
+	root := filepath.Dir(filepath.Dir(script))
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, "bash", script, port)
@@ -102,67 +102,9 @@ func start(port string) (env [3]string, failure string) {
 			"It builds and starts a test Neo4j 5 server and needs bash, a JDK 17+ (java and javac; "+
 			"apt-get install openjdk-17-jdk-headless), Maven (apt-get install maven) and Maven Central "+
 			"the first time; as root it installs the JDK and Maven itself.",
-			script, port, why, tail(stderr.String(), 40))
+			script, port, why, deployscript.Tail(stderr.String(), 40))
 	}
 	return [3]string{vars["NEO4J_URI"], vars["NEO4J_USER"], vars["NEO4J_PASSWORD"]}, ""
-}
-
-// parseExports reads "export K=V" lines (several may share a line).
-func parseExports(out string) map[string]string {
-	vars := map[string]string{}
-	for _, line := range strings.Split(out, "\n") {
-		fields := strings.Fields(line)
-		if len(fields) == 0 || fields[0] != "export" {
-			continue
-		}
-		for _, f := range fields[1:] {
-			if k, v, ok := strings.Cut(f, "="); ok {
-				vars[k] = strings.Trim(v, `'"`)
-			}
-		}
-	}
-	return vars
-}
-
-func tail(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
-// repoRoot is the directory of the go.mod above the working directory that
-// has deploy/start-neo4j.sh, or else the main module's (go env GOMOD).
-func repoRoot() (string, error) {
-	has := func(dir string) bool {
-		_, err := os.Stat(filepath.Join(dir, "deploy", "start-neo4j.sh"))
-		return err == nil
-	}
-	if wd, err := os.Getwd(); err == nil {
-		for dir := wd; ; {
-			if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil && has(dir) {
-				return dir, nil
-			}
-			parent := filepath.Dir(dir)
-			if parent == dir {
-				break
-			}
-			dir = parent
-		}
-	}
-	out, err := exec.Command("go", "env", "GOMOD").Output()
-	if err != nil {
-		return "", fmt.Errorf("no go.mod with deploy/start-neo4j.sh above the working directory, and go env GOMOD: %w", err)
-	}
-	gomod := strings.TrimSpace(string(out))
-	if gomod == "" || gomod == os.DevNull {
-		return "", errors.New("no go.mod with deploy/start-neo4j.sh above the working directory, and no main module")
-	}
-	if dir := filepath.Dir(gomod); has(dir) {
-		return dir, nil
-	}
-	return "", fmt.Errorf("%s has no deploy/start-neo4j.sh beside it", gomod)
 }
 
 // Wipe deletes every node and relationship in the server's default
@@ -184,4 +126,21 @@ func Wipe(t testing.TB, uri, user, password string) {
 	if _, err := neo4j.ExecuteQuery(ctx, driver, "MATCH (n) DETACH DELETE n", nil, neo4j.EagerResultTransformer); err != nil {
 		t.Fatalf("neo4jtest: wipe %s: %v", uri, err)
 	}
+}
+
+// parseExports reads "export K=V" lines (several may share a line).
+func parseExports(out string) map[string]string {
+	vars := map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		fields := strings.Fields(line)
+		if len(fields) == 0 || fields[0] != "export" {
+			continue
+		}
+		for _, f := range fields[1:] {
+			if k, v, ok := strings.Cut(f, "="); ok {
+				vars[k] = strings.Trim(v, `'"`)
+			}
+		}
+	}
+	return vars
 }
