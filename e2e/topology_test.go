@@ -84,6 +84,12 @@ func TestTopologyWorkersPerQueue(t *testing.T) {
 	checkServedBy(t, tc, sim.callID, a, b, "adapter-spice", 1)
 	mark("spice.run_simulation ran on worker B, its workflow on worker A")
 
+	// serve runs no worker, so its health measures each adapter by the
+	// workers polling its queue: spice and power are served, calculix by
+	// nobody, and it says how to start one.
+	checkHealthByQueue(t, fmt.Sprintf("http://127.0.0.1:%d/healthz", httpPort))
+	mark("serve's health reports spice and power served elsewhere, calculix by nobody")
+
 	// Worker B dies in the middle of a simulation.
 	pending := make(chan toolOutcome, 1)
 	go func() { pending <- callTool(ctx, session, "spice.run_simulation", longSimulation()) }()
@@ -314,4 +320,38 @@ func vectorFinal(data map[string]any, name string) float64 {
 		}
 	}
 	return -1
+}
+
+// checkHealthByQueue checks a no-worker serve's health: the adapters whose
+// queues workers poll are reachable, one nobody serves is not, with the
+// command that starts its worker.
+func checkHealthByQueue(t *testing.T, url string) {
+	t.Helper()
+	var h struct {
+		Adapters []struct {
+			AdapterID string `json:"adapter_id"`
+			Reachable bool   `json:"reachable"`
+			Error     string `json:"error"`
+		} `json:"adapters"`
+	}
+	if err := json.Unmarshal([]byte(get(t, url)), &h); err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, a := range h.Adapters {
+		seen[a.AdapterID] = true
+		switch a.AdapterID {
+		case "spice", "power":
+			if !a.Reachable {
+				t.Errorf("health: %s unreachable (%s), though a worker polls its queue", a.AdapterID, a.Error)
+			}
+		case "calculix":
+			if a.Reachable || !strings.Contains(a.Error, "metaforge worker --queues adapter-calculix") {
+				t.Errorf("health: calculix reachable %v (%q), want unreachable with how to start its worker", a.Reachable, a.Error)
+			}
+		}
+	}
+	if !seen["spice"] || !seen["power"] || !seen["calculix"] {
+		t.Errorf("health lists %v, want spice, power and calculix among them", seen)
+	}
 }

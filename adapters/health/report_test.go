@@ -108,3 +108,43 @@ func TestAnUnreachableComponentDegrades(t *testing.T) {
 		t.Fatalf("report = %+v", r)
 	}
 }
+
+// An adapter served by workers elsewhere is measured there, not by asking
+// the local copy (which may lack its solver); one served here is asked
+// here; and each probe is heard by OnProbe.
+func TestAdaptersServedElsewhereAreMeasuredByTheirWorkers(t *testing.T) {
+	asked := map[string]bool{}
+	answer := func(id string) func(context.Context) (adapters.HealthStatus, error) {
+		return func(context.Context) (adapters.HealthStatus, error) {
+			asked[id] = true
+			return adapters.HealthStatus{}, &protocol.Error{Code: protocol.ToolUnavailable, Details: "no solver on this machine"}
+		}
+	}
+	c := checker(t, probed{id: "calculix", answer: answer("calculix")}, probed{id: "spice", answer: answer("spice")},
+		probed{id: "kicad", answer: answer("kicad")})
+	c.Elsewhere = func(_ context.Context, id string) (bool, string, bool) {
+		switch id {
+		case "calculix":
+			return true, "", true
+		case "spice":
+			return false, "no worker has polled task queue adapter-spice", true
+		}
+		return false, "", false // kicad is served here
+	}
+	heard := map[string]bool{}
+	c.OnProbe = func(id string, reachable bool) { heard[id] = reachable }
+	r := c.Check(context.Background())
+	if asked["calculix"] || asked["spice"] || !asked["kicad"] {
+		t.Errorf("asked locally: %v, want only kicad, the one served here", asked)
+	}
+	got := map[string]health.AdapterReport{}
+	for _, a := range r.Adapters {
+		got[a.AdapterID] = a
+	}
+	if !got["calculix"].Reachable || got["spice"].Reachable || !strings.Contains(got["spice"].Error, "adapter-spice") || got["kicad"].Reachable {
+		t.Errorf("adapters = %+v", r.Adapters)
+	}
+	if len(heard) != 3 || !heard["calculix"] || heard["spice"] || heard["kicad"] {
+		t.Errorf("OnProbe heard %v", heard)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"os"
+	"slices"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -15,6 +16,7 @@ import (
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/worker"
+	"github.com/metaforge/metaforge/workflows"
 )
 
 // always and never are runWorkers answers for commands that know already.
@@ -90,7 +92,19 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 			return nil, err
 		}
 	}
+	rt.health.Elsewhere = rt.servedElsewhere
 	return rt, nil
+}
+
+// servedElsewhere measures, for health, an adapter whose task queue this
+// process does not serve, by the workers polling it; one served here is
+// asked directly (ok false).
+func (rt *runtime) servedElsewhere(ctx context.Context, adapterID string) (reachable bool, detail string, ok bool) {
+	if rt.workers != nil && slices.Contains(rt.workers.Queues(), workflows.AdapterTaskQueue(adapterID)) {
+		return false, "", false
+	}
+	reachable, detail = worker.QueueWorkers(ctx, rt.temporal.Client, adapterID)
+	return reachable, detail, true
 }
 
 // stop stops the workers, then Temporal. Workflows in flight stay in
