@@ -50,6 +50,9 @@ type conformanceCheck struct {
 	} `json:"specReferences"`
 }
 
+// conformanceResults keeps the last run's results, beside this file.
+const conformanceResults = "conformance-results"
+
 // conformanceOutcome is one scenario's result, as summary.json keeps it.
 type conformanceOutcome struct {
 	Scenario string               `json:"scenario"`
@@ -73,8 +76,8 @@ var ansiRe = regexp.MustCompile(`\x1b\[[0-9;]*m`)
 // `metaforge serve` over Streamable HTTP: one `conformance server --scenario`
 // run per scenario of the plan, each a subtest that fails with the suite's
 // own messages. The suite's checks.json per scenario, its console output and
-// a summary.json go to the test's artifact directory (kept with
-// `go test -artifacts -outputdir DIR`).
+// a summary.json are kept in e2e/conformance-results (the last run's;
+// ignored by git), whose path the test logs.
 func TestConformance(t *testing.T) {
 	plan := loadConformancePlan(t)
 	script := conformanceCLI(t, plan)
@@ -105,7 +108,16 @@ func TestConformance(t *testing.T) {
 	serve(t, temporalPort, 0, httpPort)
 	mcpURL := fmt.Sprintf("http://127.0.0.1:%d/mcp", httpPort)
 
-	artifacts := t.ArtifactDir()
+	artifacts, err := filepath.Abs(conformanceResults)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.RemoveAll(artifacts); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(artifacts, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	var outcomes []conformanceOutcome
 	began := time.Now()
 	for _, c := range plan.MustPass {
