@@ -12,18 +12,10 @@
 // deploy/test-deps.sh): $CHROMIUM_PATH, else /usr/bin/chromium, else
 // /usr/bin/chromium-browser. playwright-core downloads none of its own.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { chromiumPath, launchChromium } from './browser.mjs';
 import { emit, main } from './scenario.mjs';
 
 const STEP_MS = 30_000;
-
-function chromiumPath() {
-  const candidates = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean);
-  const found = candidates.find((p) => existsSync(p));
-  assert.ok(found, `no Chromium at ${candidates.join(', ')}: install Debian's (apt-get install chromium, or bash deploy/test-deps.sh), or set CHROMIUM_PATH`);
-  return found;
-}
 
 async function step(name, fn) {
   try {
@@ -42,22 +34,7 @@ await main(
     const began = Date.now();
 
     const browser = await step('launch Chromium', () =>
-      chromium.launch({
-        executablePath: observed.chromium,
-        headless: true,
-        timeout: STEP_MS,
-        // Running as root needs --no-sandbox; the rest keep Chromium off
-        // the network it would otherwise call home on.
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-          '--disable-quic',
-        ],
-      }),
+      launchChromium(observed.chromium, STEP_MS),
     );
     try {
       observed.browserVersion = browser.version();

@@ -8,8 +8,7 @@
 // gate's approve button, and waits for the decision's answer. Prints one
 // JSON line of what it saw; exits non-zero on any failed expectation.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { chromiumPath, launchChromium } from './browser.mjs';
 import { emit, main } from './scenario.mjs';
 
 const STEP_MS = 30_000;
@@ -18,13 +17,9 @@ await main(
   async () => {
     const [base, runID, approver] = process.argv.slice(2);
     assert.ok(base && runID && approver, 'usage: node runs_page.mjs BASE_URL RUN_ID APPROVER');
-    const exe = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean).find((p) => existsSync(p));
-    assert.ok(exe, 'no Chromium: install Debian\'s (apt-get install chromium, or bash deploy/test-deps.sh), or set CHROMIUM_PATH');
+    const exe = chromiumPath();
     const observed = { runId: runID };
-    const browser = await chromium.launch({
-      executablePath: exe, headless: true, timeout: STEP_MS,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await launchChromium(exe, STEP_MS);
     try {
       const page = await (await browser.newContext()).newPage();
       page.setDefaultTimeout(STEP_MS);

@@ -5,8 +5,7 @@
 // and reads the calls listed for it. Prints one JSON line of what it saw;
 // exits non-zero on any failed expectation.
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
-import { chromium } from 'playwright-core';
+import { chromiumPath, launchChromium } from './browser.mjs';
 import { emit, main } from './scenario.mjs';
 
 const STEP_MS = 30_000;
@@ -15,13 +14,9 @@ await main(
   async () => {
     const [base, clientName] = process.argv.slice(2);
     assert.ok(base && clientName, 'usage: node sessions_page.mjs BASE_URL CLIENT_NAME');
-    const exe = [process.env.CHROMIUM_PATH, '/usr/bin/chromium', '/usr/bin/chromium-browser'].filter(Boolean).find((p) => existsSync(p));
-    assert.ok(exe, 'no Chromium: install Debian\'s (apt-get install chromium, or bash deploy/test-deps.sh), or set CHROMIUM_PATH');
+    const exe = chromiumPath();
     const observed = {};
-    const browser = await chromium.launch({
-      executablePath: exe, headless: true, timeout: STEP_MS,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-    });
+    const browser = await launchChromium(exe, STEP_MS);
     try {
       const page = await (await browser.newContext()).newPage();
       page.setDefaultTimeout(STEP_MS);

@@ -39,57 +39,58 @@ func (h Handler) page(w http.ResponseWriter, _ *http.Request) {
 
 func (h Handler) actions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	n, err := queryLimit(q.Get("limit"))
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	if h.Ledger == nil {
-		writeError(w, errOff)
+	n, ok := h.ready(w, q.Get("limit"))
+	if !ok {
 		return
 	}
 	list, err := h.Ledger.Actions(r.Context(), ActionFilter{
 		SessionID: q.Get("session"), ProjectID: q.Get("project"), ToolID: q.Get("tool"), Limit: n,
 	})
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeBody(w, http.StatusOK, map[string]any{"actions": nonNil(list), "count": len(list)})
+	answer(w, "actions", list, err)
 }
 
 func (h Handler) sessions(w http.ResponseWriter, r *http.Request) {
-	if h.Ledger == nil {
-		writeError(w, errOff)
+	if _, ok := h.ready(w, ""); !ok {
 		return
 	}
 	list, err := h.Ledger.Sessions(r.Context(), r.URL.Query().Get("project"))
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	writeBody(w, http.StatusOK, map[string]any{"sessions": nonNil(list), "count": len(list)})
+	answer(w, "sessions", list, err)
 }
 
 func (h Handler) decisions(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	n, err := queryLimit(q.Get("limit"))
-	if err != nil {
-		writeError(w, err)
-		return
-	}
-	if h.Ledger == nil {
-		writeError(w, errOff)
+	n, ok := h.ready(w, q.Get("limit"))
+	if !ok {
 		return
 	}
 	list, err := h.Ledger.Decisions(r.Context(), DecisionFilter{
 		ApprovalID: q.Get("approval"), CallID: q.Get("call"), ProjectID: q.Get("project"), Limit: n,
 	})
+	answer(w, "decisions", list, err)
+}
+
+// ready reads a read's ?limit= and checks there is a ledger to read,
+// answering 400 or 503 itself when not.
+func (h Handler) ready(w http.ResponseWriter, limit string) (int, bool) {
+	n, err := queryLimit(limit)
+	if err != nil {
+		writeError(w, err)
+		return 0, false
+	}
+	if h.Ledger == nil {
+		writeError(w, errOff)
+		return 0, false
+	}
+	return n, true
+}
+
+// answer writes one read's rows under key with their count, or its error.
+func answer[T any](w http.ResponseWriter, key string, rows []T, err error) {
 	if err != nil {
 		writeError(w, err)
 		return
 	}
-	writeBody(w, http.StatusOK, map[string]any{"decisions": nonNil(list), "count": len(list)})
+	writeBody(w, http.StatusOK, map[string]any{key: nonNil(rows), "count": len(rows)})
 }
 
 // queryLimit reads ?limit=; "" leaves the default to the ledger.
