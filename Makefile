@@ -55,4 +55,4 @@ bench:
 	$(GO) test ./bench -run '^$$' -bench 'ToolCall|HeldCalls' -benchtime 500x -count 1 -timeout 20m
 	$(GO) test ./bench -run '^$$' -bench 'CantileverFEA' -benchtime 10x -count 1 -timeout 20m
 	$(GO) test ./bench -run '^$$' -bench 'GateDecisionToClaimable' -benchtime 100x -count 1 -timeout 20m
-	$(GO) test ./adapters/solver -run '^$$' -bench 'SandboxOverhead' -benchtime 200x -count 1
+	$(GO) test ./internal/solver -run '^$$' -bench 'SandboxOverhead' -benchtime 200x -count 1

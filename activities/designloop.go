@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 
-	"github.com/metaforge/metaforge/adapters/beam"
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
+	"github.com/metaforge/metaforge/internal/beam"
 	"github.com/metaforge/metaforge/workflows"
 )
 

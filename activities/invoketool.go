@@ -14,7 +14,7 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/solver"
+	"github.com/metaforge/metaforge/internal/solver"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/workflows"
 )

@@ -120,7 +120,7 @@ var annotationTable = map[string]Annotations{
 	"constraint.validate":                {ReadOnly: true, Idempotent: true},
 	"twin.query_cypher":                  {ReadOnly: true, Idempotent: true, WritesWithTwinMutations: true},
 
-	// The test-fixture adapter (adapters/adaptertest) serves only tests.
+	// The test-fixture adapter (internal/adaptertest) serves only tests.
 	// Its tools that change nothing are reads; write stands for any write,
 	// and sign_off for the human-authority tools later issues add (gate
 	// approvals, promotions). fixture.flaky is left out on purpose: it is

@@ -8,7 +8,7 @@ import (
 
 // The JSON-RPC 2.0 envelope of the adapter protocol (spec 000 sections
 // 3-4), the same over stdio (ServeStdio, StartStdio) and HTTP
-// (adapters/remote).
+// (HTTPHandler, DialHTTP).
 type RPCRequest struct {
 	JSONRPC string          `json:"jsonrpc"`
 	ID      json.RawMessage `json:"id,omitempty"`

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/adaptertest"
 	"github.com/metaforge/metaforge/approvals"
+	"github.com/metaforge/metaforge/internal/adaptertest"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/worker"
 	"github.com/metaforge/metaforge/worker/workertest"

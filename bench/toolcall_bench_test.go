@@ -37,7 +37,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/call"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/power"
-	"github.com/metaforge/metaforge/adapters/workspace"
+	"github.com/metaforge/metaforge/internal/workspace"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/worker"
 )

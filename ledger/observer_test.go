@@ -13,7 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/metaforge/metaforge/adapters/adaptertest"
+	"github.com/metaforge/metaforge/internal/adaptertest"
 	"github.com/metaforge/metaforge/ledger"
 	"github.com/metaforge/metaforge/ledger/pgtest"
 	"github.com/metaforge/metaforge/mcpserver"

@@ -12,8 +12,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/metaforge/metaforge/adapters/adaptertest"
 	"github.com/metaforge/metaforge/approvals"
+	"github.com/metaforge/metaforge/internal/adaptertest"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/mcpserver/mcptest"
 )

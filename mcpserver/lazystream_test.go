@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metaforge/metaforge/adapters/adaptertest"
 	"github.com/metaforge/metaforge/approvals"
+	"github.com/metaforge/metaforge/internal/adaptertest"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/mcpserver/mcptest"
 	"github.com/metaforge/metaforge/workflows"

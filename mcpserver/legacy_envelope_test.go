@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/adaptertest"
 	"github.com/metaforge/metaforge/adapters/health"
+	"github.com/metaforge/metaforge/internal/adaptertest"
 	"github.com/metaforge/metaforge/worker/workertest"
 )
 

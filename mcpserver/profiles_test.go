@@ -25,7 +25,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/kicad"
 	"github.com/metaforge/metaforge/adapters/power"
 	"github.com/metaforge/metaforge/adapters/spice"
-	"github.com/metaforge/metaforge/adapters/workspace"
+	"github.com/metaforge/metaforge/internal/workspace"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/mcpserver/mcptest"
 	"github.com/metaforge/metaforge/protocol"

@@ -8,8 +8,8 @@ import (
 
 	"go.temporal.io/api/workflowservice/v1"
 
-	"github.com/metaforge/metaforge/adapters/beam"
-	"github.com/metaforge/metaforge/adapters/materials"
+	"github.com/metaforge/metaforge/internal/beam"
+	"github.com/metaforge/metaforge/internal/materials"
 )
 
 // analyticMinimum is the least value of the tube's parameter (wall or

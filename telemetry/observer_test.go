@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/metaforge/metaforge/adapters/adaptertest"
+	"github.com/metaforge/metaforge/internal/adaptertest"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/mcpserver/mcptest"
 )

@@ -16,7 +16,7 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/adaptertest"
+	"github.com/metaforge/metaforge/internal/adaptertest"
 	"github.com/metaforge/metaforge/worker"
 	"github.com/metaforge/metaforge/worker/workertest"
 	"github.com/metaforge/metaforge/workflows"

@@ -12,7 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/adaptertest"
+	"github.com/metaforge/metaforge/internal/adaptertest"
 	"github.com/metaforge/metaforge/worker"
 	"github.com/metaforge/metaforge/worker/workertest"
 	"github.com/metaforge/metaforge/workflows"

@@ -22,8 +22,8 @@ import (
 
 	"github.com/metaforge/metaforge/activities"
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/beam"
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
+	"github.com/metaforge/metaforge/internal/beam"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/twin"
 	"github.com/metaforge/metaforge/twin/neo4jtest"

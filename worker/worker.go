@@ -18,8 +18,8 @@ import (
 
 	"github.com/metaforge/metaforge/activities"
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/solver"
 	"github.com/metaforge/metaforge/flows"
+	"github.com/metaforge/metaforge/internal/solver"
 	"github.com/metaforge/metaforge/workflows"
 )
 

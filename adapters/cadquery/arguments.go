@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/metaforge/metaforge/adapters/materials"
+	"github.com/metaforge/metaforge/internal/materials"
 	"github.com/metaforge/metaforge/protocol"
 )
 

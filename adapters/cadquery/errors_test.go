@@ -12,7 +12,7 @@ import (
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/cadquery"
-	"github.com/metaforge/metaforge/adapters/workspace"
+	"github.com/metaforge/metaforge/internal/workspace"
 	"github.com/metaforge/metaforge/protocol"
 )
 

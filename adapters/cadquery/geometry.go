@@ -3,7 +3,7 @@ package cadquery
 import (
 	"strings"
 
-	"github.com/metaforge/metaforge/adapters/materials"
+	"github.com/metaforge/metaforge/internal/materials"
 )
 
 // BoundingBox is the one bounding-box shape every tool reports: the exact

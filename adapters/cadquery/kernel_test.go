@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/metaforge/metaforge/adapters/cadquery"
-	"github.com/metaforge/metaforge/adapters/workspace"
+	"github.com/metaforge/metaforge/internal/workspace"
 	"github.com/metaforge/metaforge/protocol"
 )
 

@@ -5,7 +5,7 @@ import (
 	"math"
 	"sort"
 
-	"github.com/metaforge/metaforge/adapters/beam"
+	"github.com/metaforge/metaforge/internal/beam"
 	"github.com/metaforge/metaforge/protocol"
 )
 

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/metaforge/metaforge/adapters/materials"
-	"github.com/metaforge/metaforge/adapters/meshfile"
+	"github.com/metaforge/metaforge/internal/materials"
+	"github.com/metaforge/metaforge/internal/meshfile"
 )
 
 // Units: the decks use the consistent mm, N, s, tonne system, so stress is

@@ -8,8 +8,8 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/metaforge/metaforge/adapters/materials"
-	"github.com/metaforge/metaforge/adapters/solver"
+	"github.com/metaforge/metaforge/internal/materials"
+	"github.com/metaforge/metaforge/internal/solver"
 	"github.com/metaforge/metaforge/protocol"
 )
 

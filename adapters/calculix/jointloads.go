@@ -1,7 +1,7 @@
 package calculix
 
 import (
-	"github.com/metaforge/metaforge/adapters/vec3"
+	"github.com/metaforge/metaforge/internal/vec3"
 	"math"
 
 	"github.com/metaforge/metaforge/protocol"

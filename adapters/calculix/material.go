@@ -1,7 +1,7 @@
 package calculix
 
 import (
-	"github.com/metaforge/metaforge/adapters/materials"
+	"github.com/metaforge/metaforge/internal/materials"
 	"github.com/metaforge/metaforge/protocol"
 )
 

@@ -3,7 +3,7 @@ package calculix
 import (
 	"bufio"
 	"fmt"
-	"github.com/metaforge/metaforge/adapters/vec3"
+	"github.com/metaforge/metaforge/internal/vec3"
 	"math"
 	"os"
 	"slices"
@@ -11,7 +11,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/metaforge/metaforge/adapters/meshfile"
+	"github.com/metaforge/metaforge/internal/meshfile"
 )
 
 // Mesh is what the FEA deck builder needs of an .inp mesh: node

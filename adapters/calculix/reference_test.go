@@ -15,7 +15,7 @@ import (
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/gmsh"
-	"github.com/metaforge/metaforge/adapters/workspace"
+	"github.com/metaforge/metaforge/internal/workspace"
 	"github.com/metaforge/metaforge/protocol"
 )
 

@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/solver"
+	"github.com/metaforge/metaforge/internal/solver"
 )
 
 // recorder is a runtime that keeps the Output of every run it passes on.

@@ -4,7 +4,7 @@ import (
 	"context"
 	"sort"
 
-	"github.com/metaforge/metaforge/adapters/materials"
+	"github.com/metaforge/metaforge/internal/materials"
 	"github.com/metaforge/metaforge/protocol"
 )
 

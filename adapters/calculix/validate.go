@@ -2,10 +2,10 @@ package calculix
 
 import (
 	"fmt"
-	"github.com/metaforge/metaforge/adapters/vec3"
+	"github.com/metaforge/metaforge/internal/vec3"
 	"math"
 
-	"github.com/metaforge/metaforge/adapters/meshfile"
+	"github.com/metaforge/metaforge/internal/meshfile"
 	"github.com/metaforge/metaforge/protocol"
 )
 

@@ -6,7 +6,7 @@ import (
 	"math"
 	"strings"
 
-	"github.com/metaforge/metaforge/adapters/materials"
+	"github.com/metaforge/metaforge/internal/materials"
 	"github.com/metaforge/metaforge/twin"
 )
 

@@ -3,7 +3,7 @@ package digitaltwin
 import (
 	"context"
 
-	"github.com/metaforge/metaforge/adapters/beam"
+	"github.com/metaforge/metaforge/internal/beam"
 )
 
 // The loop activities find the twin among the served adapters; these pass

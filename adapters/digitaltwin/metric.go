@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/beam"
+	"github.com/metaforge/metaforge/internal/beam"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/twin"
 )

@@ -8,12 +8,12 @@ import (
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/beam"
+	"github.com/metaforge/metaforge/internal/beam"
 	"github.com/metaforge/metaforge/protocol"
 )
 
 // twin.optimize_parameter: the minimum-mass wall of a committed tube,
-// found by bisection on the closed-form cantilever (adapters/beam), with
+// found by bisection on the closed-form cantilever (internal/beam), with
 // the search recorded as evidence pinned to the revision it was computed
 // on and, when it converges, the winner recorded as a decision that rests
 // on that revision and is SUPPORTED_BY that evidence.

@@ -8,8 +8,8 @@ import (
 	"sort"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/beam"
-	"github.com/metaforge/metaforge/adapters/materials"
+	"github.com/metaforge/metaforge/internal/beam"
+	"github.com/metaforge/metaforge/internal/materials"
 	"github.com/metaforge/metaforge/protocol"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/beam"
-	"github.com/metaforge/metaforge/adapters/materials"
+	"github.com/metaforge/metaforge/internal/beam"
+	"github.com/metaforge/metaforge/internal/materials"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/twin"
 )

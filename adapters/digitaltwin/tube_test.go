@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/metaforge/metaforge/adapters/beam"
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
+	"github.com/metaforge/metaforge/internal/beam"
 	"github.com/metaforge/metaforge/twin"
 )
 

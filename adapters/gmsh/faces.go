@@ -2,13 +2,13 @@ package gmsh
 
 import (
 	"fmt"
-	"github.com/metaforge/metaforge/adapters/vec3"
+	"github.com/metaforge/metaforge/internal/vec3"
 	"math"
 	"regexp"
 	"slices"
 	"strconv"
 
-	"github.com/metaforge/metaforge/adapters/meshfile"
+	"github.com/metaforge/metaforge/internal/meshfile"
 )
 
 // faceSetName matches the physical surfaces geoScript names.

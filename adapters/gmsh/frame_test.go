@@ -1,10 +1,10 @@
 package gmsh
 
 import (
-	"github.com/metaforge/metaforge/adapters/vec3"
+	"github.com/metaforge/metaforge/internal/vec3"
 	"testing"
 
-	"github.com/metaforge/metaforge/adapters/meshfile"
+	"github.com/metaforge/metaforge/internal/meshfile"
 )
 
 func TestCheckFrame(t *testing.T) {

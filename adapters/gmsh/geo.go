@@ -3,11 +3,11 @@ package gmsh
 import (
 	"bufio"
 	"fmt"
-	"github.com/metaforge/metaforge/adapters/vec3"
+	"github.com/metaforge/metaforge/internal/vec3"
 	"strconv"
 	"strings"
 
-	"github.com/metaforge/metaforge/adapters/meshfile"
+	"github.com/metaforge/metaforge/internal/meshfile"
 )
 
 // stepLink is the name the input is linked under in gmsh's working folder:

@@ -1,7 +1,7 @@
 package gmsh
 
 import (
-	"github.com/metaforge/metaforge/adapters/vec3"
+	"github.com/metaforge/metaforge/internal/vec3"
 	"slices"
 	"strings"
 	"testing"

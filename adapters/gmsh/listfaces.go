@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 
-	"github.com/metaforge/metaforge/adapters/meshfile"
+	"github.com/metaforge/metaforge/internal/meshfile"
 	"github.com/metaforge/metaforge/protocol"
 )
 

@@ -3,7 +3,7 @@ package gmsh
 import (
 	"context"
 	"encoding/json"
-	"github.com/metaforge/metaforge/adapters/vec3"
+	"github.com/metaforge/metaforge/internal/vec3"
 	"math"
 	"os"
 	"os/exec"
@@ -16,8 +16,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/meshfile"
-	"github.com/metaforge/metaforge/adapters/workspace"
+	"github.com/metaforge/metaforge/internal/meshfile"
+	"github.com/metaforge/metaforge/internal/workspace"
 )
 
 // Tolerances. Planar faces of a box are meshed exactly, so their figures

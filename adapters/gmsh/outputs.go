@@ -3,7 +3,7 @@ package gmsh
 import (
 	"os"
 
-	"github.com/metaforge/metaforge/adapters/meshfile"
+	"github.com/metaforge/metaforge/internal/meshfile"
 	"github.com/metaforge/metaforge/protocol"
 )
 

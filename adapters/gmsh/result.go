@@ -1,6 +1,6 @@
 package gmsh
 
-import "github.com/metaforge/metaforge/adapters/meshfile"
+import "github.com/metaforge/metaforge/internal/meshfile"
 
 // MeshResult is what gmsh.generate_mesh returns.
 type MeshResult struct {

@@ -4,13 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/vec3"
+	"github.com/metaforge/metaforge/internal/vec3"
 	"os"
 	"path/filepath"
 	"strings"
 
-	"github.com/metaforge/metaforge/adapters/meshfile"
-	"github.com/metaforge/metaforge/adapters/solver"
+	"github.com/metaforge/metaforge/internal/meshfile"
+	"github.com/metaforge/metaforge/internal/solver"
 	"github.com/metaforge/metaforge/protocol"
 )
 

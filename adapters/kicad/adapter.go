@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/workspace"
+	"github.com/metaforge/metaforge/internal/workspace"
 	"github.com/metaforge/metaforge/protocol"
 )
 

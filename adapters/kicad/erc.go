@@ -8,7 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/metaforge/metaforge/adapters/solver"
+	"github.com/metaforge/metaforge/internal/solver"
 	"github.com/metaforge/metaforge/protocol"
 )
 

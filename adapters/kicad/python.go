@@ -7,7 +7,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/metaforge/metaforge/adapters/solver"
+	"github.com/metaforge/metaforge/internal/solver"
 	"github.com/metaforge/metaforge/protocol"
 )
 

@@ -10,7 +10,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/remote"
 	"github.com/metaforge/metaforge/adapters/spice"
 	"github.com/metaforge/metaforge/mcpserver/mcptest"
 )
@@ -21,9 +20,9 @@ import (
 func TestDividerThroughMCP(t *testing.T) {
 	t.Run("in-process", func(t *testing.T) { dividerThroughMCP(t, spice.New()) })
 	t.Run("remote", func(t *testing.T) {
-		srv := httptest.NewServer(remote.Handler(spice.New()))
+		srv := httptest.NewServer(adapters.HTTPHandler(spice.New()))
 		t.Cleanup(srv.Close)
-		c, err := remote.Dial(context.Background(), spice.AdapterID, srv.URL)
+		c, err := adapters.DialHTTP(context.Background(), spice.AdapterID, srv.URL)
 		if err != nil {
 			t.Fatal(err)
 		}

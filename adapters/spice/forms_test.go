@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/remote"
 )
 
 // reach turns a configured adapter into the form a test calls. It may end
@@ -14,7 +13,7 @@ import (
 type reach func(*Adapter) adapters.Adapter
 
 // inEachForm runs test twice, as subtests: on the adapter in process, and
-// on a remote.Client dialled to it over HTTP, as the main server reaches it
+// on a adapters.HTTPAdapter dialled to it over HTTP, as the main server reaches it
 // through METAFORGE_ADAPTER_SPICE_URL. Spec 000: both forms pass the same
 // tests.
 func inEachForm(t *testing.T, test func(t *testing.T, reach reach)) {
@@ -29,9 +28,9 @@ func inEachForm(t *testing.T, test func(t *testing.T, reach reach)) {
 // overHTTP serves a on a test HTTP server and dials it.
 func overHTTP(t *testing.T, a *Adapter) adapters.Adapter {
 	t.Helper()
-	srv := httptest.NewServer(remote.Handler(a))
+	srv := httptest.NewServer(adapters.HTTPHandler(a))
 	t.Cleanup(srv.Close)
-	c, err := remote.Dial(context.Background(), AdapterID, srv.URL)
+	c, err := adapters.DialHTTP(context.Background(), AdapterID, srv.URL)
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}

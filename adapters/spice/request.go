@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/metaforge/metaforge/adapters/workspace"
+	"github.com/metaforge/metaforge/internal/workspace"
 	"github.com/metaforge/metaforge/protocol"
 )
 

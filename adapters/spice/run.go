@@ -9,7 +9,7 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/metaforge/metaforge/adapters/solver"
+	"github.com/metaforge/metaforge/internal/solver"
 	"github.com/metaforge/metaforge/protocol"
 )
 

@@ -15,7 +15,6 @@ import (
 	"time"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/remote"
 	"github.com/metaforge/metaforge/adapters/spice"
 )
 
@@ -57,7 +56,7 @@ func serveAdapterHTTP(ctx context.Context, a adapters.Adapter, addr string, stde
 	if err != nil {
 		return fmt.Errorf("--addr and --port %s are not available: %w (stop what holds them or choose another)", addr, err)
 	}
-	srv := &http.Server{Handler: remote.Handler(a), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: adapters.HTTPHandler(a), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- srv.Serve(ln) }()
 	fmt.Fprintf(stderr, "metaforge adapter %s %s: serving http://%s (POST /mcp, GET /health); point METAFORGE_ADAPTER_%s_URL at it\n",

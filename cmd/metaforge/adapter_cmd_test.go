@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metaforge/metaforge/adapters/remote"
+	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/spice"
 )
 
@@ -54,7 +54,7 @@ func TestSpiceAdapterCommand(t *testing.T) {
 	}
 
 	waitHealthy(t, base)
-	c, err := remote.Dial(ctx, spice.AdapterID, base)
+	c, err := adapters.DialHTTP(ctx, spice.AdapterID, base)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,9 +16,8 @@ import (
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/kicad"
 	"github.com/metaforge/metaforge/adapters/power"
-	"github.com/metaforge/metaforge/adapters/remote"
 	"github.com/metaforge/metaforge/adapters/spice"
-	"github.com/metaforge/metaforge/adapters/workspace"
+	"github.com/metaforge/metaforge/internal/workspace"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/worker"
 )
@@ -77,7 +76,7 @@ func spiceAdapter(ctx context.Context, ws *workspace.Workspace) (adapters.Adapte
 	if url == "" {
 		return spice.NewIn(ws), nil
 	}
-	c, err := remote.Dial(ctx, spice.AdapterID, url)
+	c, err := adapters.DialHTTP(ctx, spice.AdapterID, url)
 	if err != nil {
 		return nil, fmt.Errorf("METAFORGE_ADAPTER_SPICE_URL=%s: %w; start `metaforge adapter spice` there, or unset the variable to run spice in process", url, err)
 	}

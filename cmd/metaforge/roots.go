@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters/health"
-	"github.com/metaforge/metaforge/adapters/workspace"
+	"github.com/metaforge/metaforge/internal/workspace"
 )
 
 // rootList is a repeatable flag naming existing folders by absolute path:

@@ -10,7 +10,7 @@ import (
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/health"
-	"github.com/metaforge/metaforge/adapters/solver"
+	"github.com/metaforge/metaforge/internal/solver"
 )
 
 // solverFlags choose where the adapters' solver runs happen.

@@ -1,4 +1,4 @@
-package remote
+package adapters
 
 import (
 	"context"
@@ -12,19 +12,18 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/protocol"
 )
 
-// Client is an adapter served by Handler, usually on another machine. Its
-// tools are fixed at Dial; every Call and Health is one HTTP request, so a
+// HTTPAdapter is an adapter served by Handler, usually on another machine. Its
+// tools are fixed at DialHTTP; every Call and Health is one HTTP request, so a
 // server that restarts is simply reached again. It is safe for concurrent
 // use.
-type Client struct {
+type HTTPAdapter struct {
 	id        string
 	endpoint  string // the server's POST /mcp
 	http      *http.Client
-	manifests []adapters.Manifest
+	manifests []Manifest
 
 	nextID atomic.Int64
 
@@ -32,27 +31,27 @@ type Client struct {
 	version string // from the last health/check that succeeded
 }
 
-var _ adapters.Adapter = (*Client)(nil)
+var _ Adapter = (*HTTPAdapter)(nil)
 
-// Dial reaches adapter id served at baseURL and asks for its tools, each of
+// DialHTTP reaches adapter id served at baseURL and asks for its tools, each of
 // which must declare adapter_id id, and for its version. A server that does
 // not answer tool/list is an error; an adapter that answers but reports
 // itself unhealthy is not, since its health check says so, as it would in
 // process. A ctx without a deadline gets defaultTimeout.
-func Dial(ctx context.Context, id, baseURL string) (*Client, error) {
+func DialHTTP(ctx context.Context, id, baseURL string) (*HTTPAdapter, error) {
 	if id == "" {
-		return nil, fmt.Errorf("remote.Dial: the adapter id is empty")
+		return nil, fmt.Errorf("adapters.DialHTTP: the adapter id is empty")
 	}
 	u, err := url.Parse(baseURL)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return nil, fmt.Errorf("adapter %q: %q is not an http:// or https:// URL", id, baseURL)
 	}
-	c := &Client{id: id, endpoint: u.JoinPath("mcp").String(), http: &http.Client{}}
+	c := &HTTPAdapter{id: id, endpoint: u.JoinPath("mcp").String(), http: &http.Client{}}
 	ctx, cancel := withDefaultTimeout(ctx)
 	defer cancel()
 
-	var list adapters.ToolListResult
-	if err := c.request(ctx, adapters.MethodToolList, struct{}{}, "", &list); err != nil {
+	var list ToolListResult
+	if err := c.request(ctx, MethodToolList, struct{}{}, "", &list); err != nil {
 		return nil, fmt.Errorf("adapter %q at %s did not answer tool/list: %w", id, baseURL, err)
 	}
 	var wrong []string
@@ -69,42 +68,42 @@ func Dial(ctx context.Context, id, baseURL string) (*Client, error) {
 	return c, nil
 }
 
-// ID is the adapter id Dial was given.
-func (c *Client) ID() string { return c.id }
+// ID is the adapter id DialHTTP was given.
+func (c *HTTPAdapter) ID() string { return c.id }
 
 // Version is what the adapter's last successful health check reported,
 // empty until one succeeds.
-func (c *Client) Version() string {
+func (c *HTTPAdapter) Version() string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.version
 }
 
-// Manifests are the adapter's tools as tool/list reported them at Dial.
-func (c *Client) Manifests() []adapters.Manifest { return slices.Clone(c.manifests) }
+// Manifests are the adapter's tools as tool/list reported them at DialHTTP.
+func (c *HTTPAdapter) Manifests() []Manifest { return slices.Clone(c.manifests) }
 
 // Call runs one tool on the server. ctx's deadline travels as
 // timeout_seconds; cancelling ctx abandons the request, which cancels the
 // call on the server. The adapter's errors come back as the *protocol.Error
 // it returned; a server that cannot be reached is a transient error.
-func (c *Client) Call(ctx context.Context, toolID string, args json.RawMessage) (*adapters.Result, error) {
+func (c *HTTPAdapter) Call(ctx context.Context, toolID string, args json.RawMessage) (*Result, error) {
 	if isAbsent(args) {
 		args = json.RawMessage("{}")
 	}
-	params := adapters.ToolCallParams{ToolID: toolID, Arguments: args}
+	params := ToolCallParams{ToolID: toolID, Arguments: args}
 	if d, ok := ctx.Deadline(); ok {
 		secs := math.Ceil(time.Until(d).Seconds())
-		params.TimeoutSeconds = int(min(max(secs, adapters.MinTimeoutSeconds), adapters.MaxTimeoutSeconds))
+		params.TimeoutSeconds = int(min(max(secs, MinTimeoutSeconds), MaxTimeoutSeconds))
 	}
-	var res adapters.ToolCallResult
-	if err := c.request(ctx, adapters.MethodToolCall, params, toolID, &res); err != nil {
+	var res ToolCallResult
+	if err := c.request(ctx, MethodToolCall, params, toolID, &res); err != nil {
 		return nil, err
 	}
 	if res.Status != "" && res.Status != "success" {
 		return nil, protocol.Refusal("adapter %q answered %s with status %q and no error; an adapter reports a failure as a JSON-RPC error",
 			c.id, toolID, res.Status)
 	}
-	out := &adapters.Result{Data: res.Data}
+	out := &Result{Data: res.Data}
 	if len(res.OutputFiles) > 0 {
 		out.OutputFiles = res.OutputFiles
 	}
@@ -113,12 +112,12 @@ func (c *Client) Call(ctx context.Context, toolID string, args json.RawMessage) 
 
 // Health asks the adapter's health/check. A ctx without a deadline gets
 // defaultTimeout.
-func (c *Client) Health(ctx context.Context) (adapters.HealthStatus, error) {
+func (c *HTTPAdapter) Health(ctx context.Context) (HealthStatus, error) {
 	ctx, cancel := withDefaultTimeout(ctx)
 	defer cancel()
-	var st adapters.HealthStatus
-	if err := c.request(ctx, adapters.MethodHealthCheck, struct{}{}, "", &st); err != nil {
-		return adapters.HealthStatus{}, err
+	var st HealthStatus
+	if err := c.request(ctx, MethodHealthCheck, struct{}{}, "", &st); err != nil {
+		return HealthStatus{}, err
 	}
 	if st.Version != "" {
 		c.mu.Lock()

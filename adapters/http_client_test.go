@@ -1,4 +1,4 @@
-package remote_test
+package adapters_test
 
 import (
 	"context"
@@ -10,8 +10,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/metaforge/metaforge/adapters/adaptertest"
-	"github.com/metaforge/metaforge/adapters/remote"
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/internal/adaptertest"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -29,7 +29,7 @@ func TestUnreachableIsTransient(t *testing.T) {
 // transient too.
 func TestNotAnAnswerIsTransient(t *testing.T) {
 	var broken atomic.Bool
-	handler := remote.Handler(&adaptertest.Fixture{})
+	handler := adapters.HTTPHandler(&adaptertest.Fixture{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if broken.Load() {
 			http.Error(w, "<html>bad gateway</html>", http.StatusBadGateway)
@@ -38,7 +38,7 @@ func TestNotAnAnswerIsTransient(t *testing.T) {
 		handler.ServeHTTP(w, r)
 	}))
 	defer srv.Close()
-	c, err := remote.Dial(context.Background(), "fixture", srv.URL+"/")
+	c, err := adapters.DialHTTP(context.Background(), "fixture", srv.URL+"/")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -58,7 +58,7 @@ func TestDialRefuses(t *testing.T) {
 		"no adapter":      {"fixture", srv.URL + "/elsewhere", "404"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			_, err := remote.Dial(context.Background(), c.id, c.url)
+			_, err := adapters.DialHTTP(context.Background(), c.id, c.url)
 			if err == nil || !strings.Contains(err.Error(), c.says) {
 				t.Fatalf("Dial(%q, %q): %v, want an error saying %q", c.id, c.url, err, c.says)
 			}
@@ -67,7 +67,7 @@ func TestDialRefuses(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := remote.Dial(ctx, "fixture", srv.URL); !errors.Is(err, context.Canceled) {
+	if _, err := adapters.DialHTTP(ctx, "fixture", srv.URL); !errors.Is(err, context.Canceled) {
 		t.Fatalf("Dial with a cancelled context: %v", err)
 	}
 }

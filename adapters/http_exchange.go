@@ -1,4 +1,4 @@
-package remote
+package adapters
 
 import (
 	"bytes"
@@ -11,12 +11,11 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/protocol"
 )
 
 const (
-	// defaultTimeout bounds a Dial or Health whose ctx has no deadline, so a
+	// defaultTimeout bounds a DialHTTP or Health whose ctx has no deadline, so a
 	// server that never answers cannot hang start-up or a probe.
 	defaultTimeout = 10 * time.Second
 	// deadlineGrace is how long past ctx's deadline a call still waits for
@@ -31,7 +30,7 @@ const (
 // errors are the adapter's *protocol.Error, a transient *protocol.Error when
 // no answer came back, or ctx's error once ctx has ended (joined to the
 // adapter's answer when one came).
-func (c *Client) request(ctx context.Context, method string, params any, toolID string, out any) error {
+func (c *HTTPAdapter) request(ctx context.Context, method string, params any, toolID string, out any) error {
 	what := method
 	if toolID != "" {
 		what += " " + toolID
@@ -44,13 +43,13 @@ func (c *Client) request(ctx context.Context, method string, params any, toolID 
 		return protocol.Invalid("%s: the request cannot be encoded as JSON: %v", what, err)
 	}
 	id := json.RawMessage(strconv.FormatInt(c.nextID.Add(1), 10))
-	body, err := json.Marshal(adapters.RPCRequest{JSONRPC: "2.0", ID: id, Method: method, Params: rawParams})
+	body, err := json.Marshal(RPCRequest{JSONRPC: "2.0", ID: id, Method: method, Params: rawParams})
 	if err != nil {
 		return protocol.Invalid("%s: the request cannot be encoded as JSON: %v", what, err)
 	}
-	if len(body) > adapters.MaxStdioLineBytes {
+	if len(body) > MaxStdioLineBytes {
 		return protocol.Invalid("%s: the request is %d bytes, over the %d MiB a message may carry; pass large inputs as files and send their paths",
-			what, len(body), adapters.MaxStdioLineBytes>>20)
+			what, len(body), MaxStdioLineBytes>>20)
 	}
 
 	xctx, release := exchangeContext(ctx)
@@ -69,7 +68,7 @@ func (c *Client) request(ctx context.Context, method string, params any, toolID 
 // connection, a proxy's error page) is transient: nothing says how the call
 // went, and the next attempt may get through. It returns ctx's error bare
 // when ctx ends first.
-func (c *Client) post(ctx context.Context, what string, body []byte, toolID string, out any) error {
+func (c *HTTPAdapter) post(ctx context.Context, what string, body []byte, toolID string, out any) error {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.endpoint, bytes.NewReader(body))
 	if err != nil {
 		return err
@@ -83,15 +82,15 @@ func (c *Client) post(ctx context.Context, what string, body []byte, toolID stri
 		return protocol.Transient("adapter %q: %s got no answer: %v", c.id, what, err)
 	}
 	defer resp.Body.Close()
-	raw, err := io.ReadAll(io.LimitReader(resp.Body, adapters.MaxStdioLineBytes+1))
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, MaxStdioLineBytes+1))
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		return protocol.Transient("adapter %q at %s: reading the answer to %s: %v", c.id, c.endpoint, what, err)
 	}
-	var rr adapters.RPCResponse
-	if len(raw) > adapters.MaxStdioLineBytes || json.Unmarshal(raw, &rr) != nil || (rr.Error == nil && isAbsent(rr.Result)) {
+	var rr RPCResponse
+	if len(raw) > MaxStdioLineBytes || json.Unmarshal(raw, &rr) != nil || (rr.Error == nil && isAbsent(rr.Result)) {
 		return protocol.Transient("adapter %q at %s answered %s with HTTP %s and no JSON-RPC answer: %q",
 			c.id, c.endpoint, what, resp.Status, raw[:min(len(raw), 200)])
 	}

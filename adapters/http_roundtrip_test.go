@@ -1,4 +1,4 @@
-package remote_test
+package adapters_test
 
 import (
 	"context"
@@ -10,17 +10,16 @@ import (
 	"time"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/adaptertest"
-	"github.com/metaforge/metaforge/adapters/remote"
+	"github.com/metaforge/metaforge/internal/adaptertest"
 	"github.com/metaforge/metaforge/protocol"
 )
 
 // serve serves a over a test HTTP server and dials it.
-func serve(t *testing.T, a adapters.Adapter) (*remote.Client, *httptest.Server) {
+func serve(t *testing.T, a adapters.Adapter) (*adapters.HTTPAdapter, *httptest.Server) {
 	t.Helper()
-	srv := httptest.NewServer(remote.Handler(a))
+	srv := httptest.NewServer(adapters.HTTPHandler(a))
 	t.Cleanup(srv.Close)
-	c, err := remote.Dial(context.Background(), a.ID(), srv.URL)
+	c, err := adapters.DialHTTP(context.Background(), a.ID(), srv.URL)
 	if err != nil {
 		t.Fatalf("Dial: %v", err)
 	}

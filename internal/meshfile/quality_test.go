@@ -1,7 +1,7 @@
 package meshfile
 
 import (
-	"github.com/metaforge/metaforge/adapters/vec3"
+	"github.com/metaforge/metaforge/internal/vec3"
 	"math"
 	"testing"
 )
