@@ -40,18 +40,18 @@ func (d *DesignFlows) EvaluateGate(ctx context.Context, req workflows.EvaluateGa
 
 // VerifyCompletion is the run's verdict: COMPLETED_VERIFIED only when the
 // project has requirements and every one passes with current evidence.
-func (d *DesignFlows) VerifyCompletion(ctx context.Context, req workflows.VerifyCompletionRequest) (workflows.Verdict, error) {
+func (d *DesignFlows) VerifyCompletion(ctx context.Context, req workflows.VerifyCompletionRequest) (flows.Verdict, error) {
 	facts, err := d.Facts.FlowFacts(ctx, req.ProjectID)
 	if err != nil {
-		return workflows.Verdict{}, fmt.Errorf("read the twin for the completion verdict: %w", err)
+		return flows.Verdict{}, fmt.Errorf("read the twin for the completion verdict: %w", err)
 	}
 	return Verdict(facts), nil
 }
 
 // Verdict is the run's verdict from the twin's facts (flows.Completion).
-func Verdict(facts flows.Facts) workflows.Verdict {
+func Verdict(facts flows.Facts) flows.Verdict {
 	verdict, blocking := flows.Completion(facts)
-	return workflows.Verdict{Verdict: verdict, Requirements: facts.Requirements, Blocking: blocking}
+	return flows.Verdict{Verdict: verdict, Requirements: facts.Requirements, Blocking: blocking}
 }
 
 // PrepareStepEvidence builds the twin.record_evidence calls that record a
@@ -102,4 +102,11 @@ func (d *DesignFlows) PrepareStepCall(ctx context.Context, req workflows.Prepare
 		CallID: req.CallID, ToolID: req.ToolID, AdapterID: m.AdapterID, Arguments: req.Arguments,
 		TimeoutSeconds: m.TimeoutSeconds, Idempotent: m.Idempotent, Retries: m.Retries, Caller: workflows.StepCaller,
 	}, nil
+}
+
+// noTwin judges no gate: a worker without the twin says so.
+type noTwin struct{}
+
+func (noTwin) FlowFacts(context.Context, string) (flows.Facts, error) {
+	return flows.Facts{}, errors.New("this worker serves no twin, so a gate cannot be judged: run it with the twin's tools registered")
 }

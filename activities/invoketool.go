@@ -87,6 +87,7 @@ func (t *Tools) InvokeTool(ctx context.Context, req workflows.InvokeToolRequest)
 		OutputFiles: res.OutputFiles,
 		DurationMs:  msSince(start),
 		Attempt:     info.Attempt,
+		Process:     childProcess(res.Process),
 	}, nil
 }
 

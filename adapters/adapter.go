@@ -20,10 +20,12 @@ type Adapter interface {
 	Health(ctx context.Context) (HealthStatus, error)
 }
 
-// Result is what a tool returned: its data and the files it wrote.
+// Result is what a tool returned: its data and the files it wrote, or
+// the durable process its work is, for the call's workflow to run.
 type Result struct {
 	Data        json.RawMessage `json:"data"`
 	OutputFiles []string        `json:"output_files,omitempty"`
+	Process     *Process        `json:"process,omitempty"`
 }
 
 // HealthStatus is one adapter's answer to health/check (spec 000 section 4.5).

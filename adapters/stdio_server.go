@@ -279,6 +279,14 @@ func (s *stdioServer) toolCall(ctx, callCtx context.Context, req RPCRequest) {
 		}
 		return
 	}
+	if res != nil && res.Process != nil {
+		// The adapter protocol carries data and files; a durable process
+		// is run by the call's workflow, which only an in-process adapter
+		// can hand it to.
+		s.replyError(req.ID, protocol.ToolExecutionError, protocol.ToolExecutionError.Message(), p.ToolID,
+			fmt.Sprintf("%s's work is a durable process, which runs only where the adapter is served in process; serve %s in the worker", p.ToolID, s.adapter.ID()), false, durMS)
+		return
+	}
 	out := ToolCallResult{ToolID: p.ToolID, Status: "success", Data: json.RawMessage("{}"), DurationMS: durMS, OutputFiles: []string{}}
 	if res != nil {
 		if !isAbsent(res.Data) {

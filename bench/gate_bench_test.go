@@ -45,7 +45,7 @@ func BenchmarkGateDecisionToClaimable(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
-	w, err := worker.StartWorkers(t.Client, reg, worker.AllQueues(reg), quietLogger())
+	w, err := worker.StartWorkersWith(t.Client, reg, worker.AllQueues(reg), quietLogger(), worker.Deps{Twin: backend})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func BenchmarkGateDecisionToClaimable(b *testing.B) {
 			if err == nil && st.PhaseIndex == index && st.Phases[index].Status == status {
 				return
 			}
-			if err == nil && st.Status == workflows.RunRejected {
+			if err == nil && st.Status == flows.RunRejected {
 				b.Fatalf("run %s was rejected: %s", runID, st.Reason)
 			}
 			time.Sleep(2 * time.Millisecond)
@@ -86,21 +86,21 @@ func BenchmarkGateDecisionToClaimable(b *testing.B) {
 		b.StopTimer()
 		if gate >= phasesPerRun-1 {
 			run = fmt.Sprintf("%016x", time.Now().UnixNano())
-			if err := svc.StartRun(ctx, workflows.DesignFlowInput{RunID: run, ProjectID: p.ID, Goal: "bench", Flow: f}); err != nil {
+			if err := svc.StartRun(ctx, flows.DesignFlowInput{RunID: run, ProjectID: p.ID, Goal: "bench", Flow: f}); err != nil {
 				b.Fatal(err)
 			}
 			gate = 0
 		} else {
 			gate++
 		}
-		waitPhase(run, gate, workflows.PhaseWaitingForClient)
-		if _, err := svc.Claim(ctx, run, workflows.ClaimRequest{ClaimedBy: "bench"}); err != nil {
+		waitPhase(run, gate, flows.PhaseWaitingForClient)
+		if _, err := svc.Claim(ctx, run, flows.ClaimRequest{ClaimedBy: "bench"}); err != nil {
 			b.Fatal(err)
 		}
-		if _, err := svc.Submit(ctx, run, workflows.Submission{Phase: f.Phases[gate].Name, Summary: "done", SubmittedBy: "bench"}); err != nil {
+		if _, err := svc.Submit(ctx, run, flows.Submission{Phase: f.Phases[gate].Name, Summary: "done", SubmittedBy: "bench"}); err != nil {
 			b.Fatal(err)
 		}
-		waitPhase(run, gate, workflows.PhaseAtGate)
+		waitPhase(run, gate, flows.PhaseAtGate)
 		for {
 			st, _ := svc.RunState(ctx, run)
 			if st.Phases[gate].Gate.Result != nil {
@@ -110,12 +110,12 @@ func BenchmarkGateDecisionToClaimable(b *testing.B) {
 		}
 		b.StartTimer()
 		start := time.Now()
-		if _, err := svc.Decide(ctx, run, workflows.GateDecision{Decision: workflows.DecisionApprove, Decider: "bench", Route: workflows.RouteDashboard}); err != nil {
+		if _, err := svc.Decide(ctx, run, flows.GateDecision{Decision: flows.DecisionApprove, Decider: "bench", Route: workflows.RouteDashboard}); err != nil {
 			b.Fatal(err)
 		}
 		decided = append(decided, time.Since(start))
 		if gate+1 < phasesPerRun {
-			waitPhase(run, gate+1, workflows.PhaseWaitingForClient)
+			waitPhase(run, gate+1, flows.PhaseWaitingForClient)
 		}
 		samples = append(samples, time.Since(start))
 	}

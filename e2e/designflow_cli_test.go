@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metaforge/metaforge/workflows"
+	"github.com/metaforge/metaforge/flows"
 )
 
 // cli runs `metaforge ARGS... --temporal-port PORT` and returns its output
@@ -62,7 +62,7 @@ func TestRunCommandLine(t *testing.T) {
 	if out, ok = cli(t, tp, "run", "decide", runID, "--approve", "--as", "carol", "--comment", "typed and complete"); !ok {
 		t.Fatalf("run decide --approve: %s", out)
 	}
-	st := r.waitStatus(runID, workflows.RunWaitingForClient)
+	st := r.waitStatus(runID, flows.RunWaitingForClient)
 	if st["phase"] != "concept" {
 		t.Fatalf("after the approval the run is at %v", st["phase"])
 	}

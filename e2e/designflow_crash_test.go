@@ -21,6 +21,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
+	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/twin/neo4jtest"
 	"github.com/metaforge/metaforge/workflows"
 )
@@ -163,13 +164,13 @@ func (r *crashRig) approve(runID string, st map[string]any) {
 
 func (r *crashRig) clientPhase(runID, phase string, ids []string) map[string]any {
 	r.t.Helper()
-	r.waitStatus(runID, workflows.RunWaitingForClient)
+	r.waitStatus(runID, flows.RunWaitingForClient)
 	if ids == nil {
 		ids = []string{}
 	}
 	r.call("phase.claim", map[string]any{"run_id": runID, "phase": phase})
 	r.call("phase.submit", map[string]any{"run_id": runID, "phase": phase, "summary": phase + " done", "recorded_ids": ids})
-	return r.waitStatus(runID, workflows.RunAtGate)
+	return r.waitStatus(runID, flows.RunAtGate)
 }
 
 func urlPath(s string) string { return url.PathEscape(s) }
@@ -238,7 +239,7 @@ func TestDesignFlowSurvivesKill9(t *testing.T) {
 		r.kill()
 		r.start()
 		mark("restarted")
-		after := r.waitStatus(runID, workflows.RunAtGate)
+		after := r.waitStatus(runID, flows.RunAtGate)
 		if after["phase"] != before["phase"] || len(after["phases"].([]any)) != len(before["phases"].([]any)) {
 			t.Fatalf("rep %d: after the kill the run is at %v, was at %v", rep, after["phase"], before["phase"])
 		}
@@ -252,7 +253,7 @@ func TestDesignFlowSurvivesKill9(t *testing.T) {
 		r.kill()
 		r.start()
 		mark("restarted")
-		st := r.waitStatus(runID, workflows.RunAtGate)
+		st := r.waitStatus(runID, flows.RunAtGate)
 		mark("at the analysis gate")
 		var fea workflows.ToolCallResult
 		if err := r.tc.GetWorkflow(context.Background(), feaCall, "").Get(context.Background(), &fea); err != nil {
@@ -270,7 +271,7 @@ func TestDesignFlowSurvivesKill9(t *testing.T) {
 		rel := r.call("twin.record_engineering_entity", map[string]any{"project_id": r.project, "entity_type": "release_package",
 			"name": fmt.Sprintf("release %d", rep), "parent_refs": []string{cad["item_ref"].(string)}})
 		r.approve(runID, r.clientPhase(runID, "release", []string{rel["node_id"].(string)}))
-		r.waitStatus(runID, workflows.RunCompletedVerified)
+		r.waitStatus(runID, flows.RunCompletedVerified)
 		t.Logf("rep %d: run %s survived a kill at a gate and a kill mid-FEA (the FEA ran %d times) and completed verified", rep, runID, fea.Attempts)
 	}
 }

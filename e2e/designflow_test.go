@@ -16,7 +16,7 @@ import (
 
 	"go.temporal.io/api/workflowservice/v1"
 
-	"github.com/metaforge/metaforge/workflows"
+	"github.com/metaforge/metaforge/flows"
 )
 
 // designFlow is what designflow_client.mjs saw.
@@ -98,7 +98,7 @@ func TestMechDesignFlowThroughMCP(t *testing.T) {
 			t.Errorf("gate %s passed but its approval answered %d", g.Gate, g.HTTP)
 		}
 	}
-	if o.FinalStatus != workflows.RunCompletedVerified || o.Verdict != workflows.RunCompletedVerified {
+	if o.FinalStatus != flows.RunCompletedVerified || o.Verdict != flows.RunCompletedVerified {
 		t.Errorf("run ended %s with verdict %s, want COMPLETED_VERIFIED", o.FinalStatus, o.Verdict)
 	}
 

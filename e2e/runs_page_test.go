@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/metaforge/metaforge/workflows"
+	"github.com/metaforge/metaforge/flows"
 )
 
 // The /runs page in headless Chromium: a run waiting at its requirements
@@ -75,7 +75,7 @@ func TestRunsPage(t *testing.T) {
 	if len(o.PageErrors) > 0 {
 		t.Errorf("the page threw: %v", o.PageErrors)
 	}
-	if st := r.waitStatus(runID, workflows.RunWaitingForClient); st["phase"] != "concept" {
+	if st := r.waitStatus(runID, flows.RunWaitingForClient); st["phase"] != "concept" {
 		t.Fatalf("after the page's approval the run is at %v", st["phase"])
 	}
 }

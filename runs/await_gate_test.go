@@ -14,6 +14,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/flow"
 	"github.com/metaforge/metaforge/approvals"
+	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/mcpserver/mcptest"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/twin"
@@ -55,7 +56,7 @@ func TestAwaitGateAsksInTheChat(t *testing.T) {
 	backend := &digitaltwin.Backend{Store: mem, Sessions: mem, Blobs: blobs}
 	svc := &runs.Service{}
 	extra := append(digitaltwin.New(backend), flow.New(&flow.Service{Engine: svc, Store: mem, Facts: backend})...)
-	stack := mcptest.Start(t, extra...)
+	stack := mcptest.StartWithTwin(t, backend, extra...)
 	svc.Client, svc.Namespace, svc.Registry = stack.Temporal.Client, stack.Temporal.Namespace, stack.Registry
 	person := &chat{}
 	cs := stack.Connect(t, &mcp.ClientOptions{ElicitationHandler: person.handler})
@@ -131,15 +132,15 @@ func TestAwaitGateAsksInTheChat(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := st.Phases[0].Gate
-	if st.Status != workflows.RunAtGate || g.Decision != nil || g.Proposed == nil || g.Proposed.Decision != "approve" || g.Proposed.Comment != "typed and complete" {
+	if st.Status != flows.RunAtGate || g.Decision != nil || g.Proposed == nil || g.Proposed.Decision != "approve" || g.Proposed.Comment != "typed and complete" {
 		t.Fatalf("after the chat answer: status %s, decision %+v, proposed %+v", st.Status, g.Decision, g.Proposed)
 	}
 	// A proposal the gate does not allow is refused.
-	if _, err := svc.ProposeDecision(context.Background(), runID, workflows.ProposedDecision{Decision: "rework", ReworkTo: "release"}); err == nil {
+	if _, err := svc.ProposeDecision(context.Background(), runID, flows.ProposedDecision{Decision: "rework", ReworkTo: "release"}); err == nil {
 		t.Fatal("a rework to a phase not yet run was recorded as a proposal")
 	}
 	// The identified person confirms it.
-	if _, err := svc.Decide(context.Background(), runID, workflows.GateDecision{Decision: workflows.DecisionApprove, Decider: "alice",
+	if _, err := svc.Decide(context.Background(), runID, flows.GateDecision{Decision: flows.DecisionApprove, Decider: "alice",
 		Route: workflows.RouteDashboard}); err != nil {
 		t.Fatal(err)
 	}

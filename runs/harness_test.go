@@ -25,7 +25,9 @@ import (
 	"github.com/metaforge/metaforge/adapters/flow"
 	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/approvals"
+	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/internal/workspace"
+	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/twin"
@@ -34,7 +36,10 @@ import (
 	"github.com/metaforge/metaforge/workflows"
 )
 
-var record = flag.Bool("record", false, "write the runs' histories to ../workflows/testdata/designflow/ for the replay test")
+var (
+	record      = flag.Bool("record", false, "write the runs' histories to ../workflows/testdata/designflow/ for the replay test")
+	recordCalls = flag.Bool("record-calls", false, "write the process tools' call histories to ../workflows/testdata/toolcall_process/")
+)
 
 // harness is an embedded Temporal server, MetaForge's workers over an
 // in-memory twin and the flow tools, and the run service the REST routes
@@ -71,7 +76,7 @@ func newHarness(t *testing.T, extra ...adapters.Adapter) *harness {
 		t.Fatal(err)
 	}
 	backend := &digitaltwin.Backend{Store: mem, Sessions: mem, Blobs: blobs, Loops: &runs.Loops{Client: tmp.Client},
-		Metrics: &runs.Metrics{Client: tmp.Client}, Thermal: &runs.Metrics{Client: tmp.Client}}
+		Metrics: runs.Metrics{}, Thermal: runs.Metrics{}}
 	reg := adapters.NewRegistry()
 	svc := &runs.Service{Client: tmp.Client, Namespace: tmp.Namespace, Registry: reg}
 	all := append(digitaltwin.New(backend), flow.New(&flow.Service{Engine: svc, Store: mem, Facts: backend, Catalog: reg})...)
@@ -80,7 +85,7 @@ func newHarness(t *testing.T, extra ...adapters.Adapter) *harness {
 			t.Fatal(err)
 		}
 	}
-	workertest.StartWorkers(t, tmp, reg)
+	workertest.StartWorkersWith(t, tmp, reg, worker.Deps{Twin: backend})
 	h := &harness{t: t, ctx: ctx, temporal: tmp, reg: reg, runs: svc, facts: backend,
 		queue: approvals.Queue{Client: tmp.Client, Namespace: tmp.Namespace}}
 	p := h.call("project.create", map[string]any{"name": "bracket-" + newID()})
@@ -102,27 +107,61 @@ func (h *harness) callErr(tool string, args map[string]any) (map[string]any, err
 }
 
 // callAs is callErr for a call a person approved (approvedBy, "" for none):
-// what a human-authority tool sees once its hold is decided.
+// what a human-authority tool sees once its hold is decided. Every call
+// takes the durable path an MCP client's does: a ToolCall workflow, held
+// and decided through the approvals queue when a person approves it, its
+// tool's process (a run, an approval, an evaluation) run as its child.
 func (h *harness) callAs(tool string, args map[string]any, approvedBy string) (map[string]any, error) {
 	h.t.Helper()
 	raw, _ := json.Marshal(args)
 	if err := h.reg.ValidateArguments(tool, raw); err != nil {
 		return nil, err
 	}
-	_, a, ok := h.reg.Tool(tool)
+	m, _, ok := h.reg.Tool(tool)
 	if !ok {
 		h.t.Fatalf("no tool %s", tool)
 	}
-	ctx := adapters.WithCallInfo(h.ctx, adapters.CallInfo{CallID: newID(), SessionID: "session-1", Caller: "local", ApprovedBy: approvedBy})
-	res, err := a.Call(ctx, tool, raw)
+	callID := newID()
+	in := workflows.ToolCallInput{CallID: callID, ToolID: tool, AdapterID: m.AdapterID, Arguments: raw, TimeoutSeconds: m.TimeoutSeconds,
+		Idempotent: m.Idempotent, Retries: m.Retries, Caller: "local", SessionID: "session-1"}
+	if approvedBy != "" {
+		in.Hold = &workflows.Hold{ApprovalID: callID, Route: workflows.RouteDashboard, WindowSeconds: 600,
+			Reason: "the harness's person decides", HumanAuthority: true}
+	}
+	engine := mcpserver.TemporalEngine{Client: h.temporal.Client}
+	runID, err := engine.StartCall(h.ctx, in, nil)
 	if err != nil {
-		return nil, err
+		h.t.Fatalf("%s: start: %v", tool, err)
+	}
+	if approvedBy != "" {
+		if _, err := h.queue.Decide(h.ctx, callID, workflows.Decision{Outcome: workflows.OutcomeApproved, Approver: approvedBy,
+			Route: workflows.RouteDashboard}); err != nil {
+			h.t.Fatalf("%s: approve as %s: %v", tool, approvedBy, err)
+		}
+	}
+	res, err := engine.AwaitCall(h.ctx, callID, runID)
+	if err != nil {
+		h.t.Fatalf("%s: await: %v", tool, err)
+	}
+	if res.Status != workflows.StatusSuccess {
+		return nil, &protocol.Error{Code: protocol.Code(res.Error.Code), ToolID: tool, Details: res.Error.Details}
+	}
+	if processTools[tool] && *recordCalls {
+		h.writeHistory(workflows.CallWorkflowID(callID), "toolcall_process", tool+".json")
 	}
 	var out map[string]any
 	if err := json.Unmarshal(res.Data, &out); err != nil {
 		h.t.Fatalf("%s: %v", tool, err)
 	}
 	return out, nil
+}
+
+// processTools are the tools whose work is a durable process their call
+// runs as its child: their calls' histories are recorded for the replay
+// test (the last call of each).
+var processTools = map[string]bool{
+	"twin.evaluate_metric": true, "twin.evaluate_thermal_metric": true, "twin.start_design_loop": true,
+	"flow.propose": true, "flow.start_run": true,
 }
 
 func (h *harness) call(tool string, args map[string]any) map[string]any {
@@ -175,7 +214,7 @@ func (h *harness) decideApproval(approvalID string) {
 }
 
 // waitFor polls the run until its status is want.
-func (h *harness) waitFor(runID, want string) workflows.RunState {
+func (h *harness) waitFor(runID, want string) flows.RunState {
 	h.t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
@@ -191,9 +230,9 @@ func (h *harness) waitFor(runID, want string) workflows.RunState {
 }
 
 // doPhase claims the waiting phase, records what fn records, and submits it.
-func (h *harness) doPhase(runID, phase string, fn func() []string) workflows.RunState {
+func (h *harness) doPhase(runID, phase string, fn func() []string) flows.RunState {
 	h.t.Helper()
-	h.waitFor(runID, workflows.RunWaitingForClient)
+	h.waitFor(runID, flows.RunWaitingForClient)
 	brief := h.call("phase.claim", map[string]any{"run_id": runID, "phase": phase})
 	if brief["phase"] != phase || brief["brief"] == "" {
 		h.t.Fatalf("claim %s: %v", phase, brief)
@@ -203,11 +242,11 @@ func (h *harness) doPhase(runID, phase string, fn func() []string) workflows.Run
 		ids = []string{}
 	}
 	h.call("phase.submit", map[string]any{"run_id": runID, "phase": phase, "summary": "did " + phase, "recorded_ids": ids})
-	return h.waitFor(runID, workflows.RunAtGate)
+	return h.waitFor(runID, flows.RunAtGate)
 }
 
 // decide sends a gate decision as the REST route and CLI do.
-func (h *harness) decide(runID string, d workflows.GateDecision) (workflows.RunState, error) {
+func (h *harness) decide(runID string, d flows.GateDecision) (flows.RunState, error) {
 	if d.Decider == "" {
 		d.Decider = "alice"
 	}
@@ -217,7 +256,7 @@ func (h *harness) decide(runID string, d workflows.GateDecision) (workflows.RunS
 
 func (h *harness) approve(runID string) {
 	h.t.Helper()
-	if _, err := h.decide(runID, workflows.GateDecision{Decision: workflows.DecisionApprove}); err != nil {
+	if _, err := h.decide(runID, flows.GateDecision{Decision: flows.DecisionApprove}); err != nil {
 		h.t.Fatalf("approve the gate: %v", err)
 	}
 }
@@ -236,9 +275,15 @@ func (h *harness) recordHistory(runID, file string) {
 // ../workflows/testdata/<dir>/<file>, when -record is given.
 func (h *harness) recordWorkflow(workflowID, dir, file string) {
 	h.t.Helper()
-	if !*record {
-		return
+	if *record {
+		h.writeHistory(workflowID, dir, file)
 	}
+}
+
+// writeHistory writes a workflow's latest execution's history to
+// ../workflows/testdata/<dir>/<file>.
+func (h *harness) writeHistory(workflowID, dir, file string) {
+	h.t.Helper()
 	var events []*historypb.HistoryEvent
 	it := h.temporal.Client.GetWorkflowHistory(h.ctx, workflowID, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	for it.HasNext() {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/metaforge/metaforge/adapters/flow"
 	"github.com/metaforge/metaforge/approvals"
+	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/workflows"
 )
 
@@ -48,12 +49,12 @@ func (h Handler) page(w http.ResponseWriter, _ *http.Request) {
 // runView is a run as the REST routes show it: its state and its page in
 // the Temporal UI.
 type runView struct {
-	workflows.RunState
+	flows.RunState
 	WorkflowID string `json:"workflow_id"`
 	TemporalUI string `json:"temporal_ui,omitempty"`
 }
 
-func (h Handler) view(st workflows.RunState) runView {
+func (h Handler) view(st flows.RunState) runView {
 	v := runView{RunState: st, WorkflowID: workflows.DesignFlowWorkflowID(st.RunID)}
 	if h.TemporalUI != "" {
 		v.TemporalUI = fmt.Sprintf("%s/namespaces/%s/workflows/%s", strings.TrimSuffix(h.TemporalUI, "/"), h.Runs.namespace(), v.WorkflowID)
@@ -100,7 +101,7 @@ func (h Handler) decide(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, `the body must be JSON {"decision": "approve"|"reject"|"rework", "rework_to": "PHASE", "approver": "your name", "comment": "..."}: `+err.Error())
 		return
 	}
-	d := workflows.GateDecision{Gate: gate, Decision: strings.TrimSpace(body.Decision), ReworkTo: strings.TrimSpace(body.ReworkTo),
+	d := flows.GateDecision{Gate: gate, Decision: strings.TrimSpace(body.Decision), ReworkTo: strings.TrimSpace(body.ReworkTo),
 		Comment: strings.TrimSpace(body.Comment), Decider: strings.TrimSpace(body.Approver), Route: workflows.RouteDashboard}
 	if h.Identify != nil {
 		if name, verified := h.Identify(r); verified {

@@ -11,6 +11,7 @@ import (
 	"go.temporal.io/sdk/client"
 	"go.temporal.io/sdk/temporal"
 
+	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/workflows"
 )
@@ -23,30 +24,19 @@ type Loops struct {
 
 var _ digitaltwin.LoopEngine = (*Loops)(nil)
 
-// StartLoop starts workflow design-loop-<loopId>. The id is the hash of the
-// loop's inputs, so a second start of the same loop finds the first,
-// running or ended, and reports it as a duplicate.
-func (l *Loops) StartLoop(ctx context.Context, s digitaltwin.LoopStart) (bool, error) {
+// LoopProcess is workflow design-loop-<loopId>, detached from the call
+// that starts it (a converged loop waits for a person's approval). The id
+// is the hash of the loop's inputs, so a second start of the same loop
+// finds the first, running or ended, and reports it as a duplicate.
+func (l *Loops) LoopProcess(s digitaltwin.LoopStart) (adapters.Process, error) {
 	in := workflows.DesignLoopInput{LoopID: s.LoopID, ProjectID: s.ProjectID, WorkProductID: s.WorkProductID, Parameter: s.Parameter,
 		LoadN: s.LoadN, DeflectionMM: s.DeflectionLimitMM, SFLimit: s.SFLimit, MinMM: s.MinMM, MaxMM: s.MaxMM, ToleranceMM: s.ToleranceMM,
 		MaxIterations: s.MaxIterations, ApprovalWindowSeconds: s.ApprovalWindowSeconds}
-	_, err := l.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID:                                       workflows.DesignLoopWorkflowID(s.LoopID),
-		TaskQueue:                                workflows.TaskQueue,
-		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		StaticSummary: fmt.Sprintf("design loop over %s of %s: deflection ≤ %g mm, safety factor ≥ %g, %g N",
-			s.Parameter, s.WorkProductID, s.DeflectionLimitMM, s.SFLimit, s.LoadN),
-		TypedSearchAttributes: temporal.NewSearchAttributes(workflows.AttrProject.ValueSet(s.ProjectID)),
-	}, "DesignLoop", in)
-	var started *serviceerror.WorkflowExecutionAlreadyStarted
-	if errors.As(err, &started) {
-		return true, nil
-	}
-	if err != nil {
-		return false, fmt.Errorf("start design loop %s: %w", s.LoopID, err)
-	}
-	return false, nil
+	p, err := process("DesignLoop", workflows.DesignLoopWorkflowID(s.LoopID), in, s.ProjectID,
+		fmt.Sprintf("design loop over %s of %s: deflection ≤ %g mm, safety factor ≥ %g, %g N",
+			s.Parameter, s.WorkProductID, s.DeflectionLimitMM, s.SFLimit, s.LoadN))
+	p.Detached = true
+	return p, err
 }
 
 // LoopState asks a loop's workflow where it stands; running is false once

@@ -23,7 +23,7 @@ import (
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/flow"
 	"github.com/metaforge/metaforge/approvals"
-	"github.com/metaforge/metaforge/mcpserver"
+	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/workflows"
 )
 
@@ -50,52 +50,52 @@ func checkRunID(runID string) error {
 	return nil
 }
 
-// StartRun starts workflow design-flow-<runId>. Starting a run that exists
-// is a success: the call that started it is being retried.
-func (s *Service) StartRun(ctx context.Context, in workflows.DesignFlowInput) error {
+// RunProcess is workflow design-flow-<runId>, detached from the call that
+// starts it (a run lives for days, at its gates). The run id is the
+// starting call's, so a retried call finds the run it started.
+func (s *Service) RunProcess(in flows.DesignFlowInput) (adapters.Process, error) {
 	first := ""
 	if len(in.Flow.Phases) > 0 {
 		first = in.Flow.Phases[0].Name
 	}
-	_, err := s.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
-		ID:                                       workflows.DesignFlowWorkflowID(in.RunID),
-		TaskQueue:                                workflows.TaskQueue,
-		WorkflowIDReusePolicy:                    enumspb.WORKFLOW_ID_REUSE_POLICY_REJECT_DUPLICATE,
-		WorkflowExecutionErrorWhenAlreadyStarted: true,
-		StaticSummary:                            fmt.Sprintf("%s run for project %s: %s", in.Flow.ID, in.ProjectID, clip(in.Goal, 120)),
-		TypedSearchAttributes: temporal.NewSearchAttributes(
-			workflows.AttrProject.ValueSet(in.ProjectID), workflows.AttrFlow.ValueSet(in.Flow.ID),
-			workflows.AttrPhase.ValueSet(first), workflows.AttrGate.ValueSet(workflows.GateNone)),
-	}, "DesignFlow", in)
-	var started *serviceerror.WorkflowExecutionAlreadyStarted
-	if errors.As(err, &started) {
-		return nil
-	}
+	p, err := process("DesignFlow", workflows.DesignFlowWorkflowID(in.RunID), in, in.ProjectID,
+		fmt.Sprintf("%s run for project %s: %s", in.Flow.ID, in.ProjectID, clip(in.Goal, 120)))
+	p.SearchAttributes[workflows.AttrFlow.GetName()] = in.Flow.ID
+	p.SearchAttributes[workflows.AttrPhase.GetName()] = first
+	p.SearchAttributes[workflows.AttrGate.GetName()] = flows.GateNone
+	p.Detached = true
+	return p, err
+}
+
+// StartRun starts a run from outside a tool call (the benchmarks, a
+// client of this package). Starting a run that exists is a success.
+func (s *Service) StartRun(ctx context.Context, in flows.DesignFlowInput) error {
+	p, err := s.RunProcess(in)
 	if err != nil {
-		return fmt.Errorf("start run %s: %w", in.RunID, err)
+		return err
 	}
-	return nil
+	return s.Start(ctx, p)
 }
 
 // RunState asks the run's workflow where it stands.
-func (s *Service) RunState(ctx context.Context, runID string) (workflows.RunState, error) {
+func (s *Service) RunState(ctx context.Context, runID string) (flows.RunState, error) {
 	if err := checkRunID(runID); err != nil {
-		return workflows.RunState{}, err
+		return flows.RunState{}, err
 	}
 	v, err := s.Client.QueryWorkflow(ctx, workflows.DesignFlowWorkflowID(runID), "", workflows.RunStateQuery)
 	if err != nil {
-		return workflows.RunState{}, s.runError(runID, err)
+		return flows.RunState{}, s.runError(runID, err)
 	}
-	var st workflows.RunState
+	var st flows.RunState
 	if err := v.Get(&st); err != nil {
-		return workflows.RunState{}, err
+		return flows.RunState{}, err
 	}
 	return st, nil
 }
 
 // ListRuns lists the runs (running first, then ended; newest first within
 // each), in one project when projectID is given.
-func (s *Service) ListRuns(ctx context.Context, projectID string) ([]workflows.RunState, error) {
+func (s *Service) ListRuns(ctx context.Context, projectID string) ([]flows.RunState, error) {
 	query := "WorkflowType = 'DesignFlow' AND ExecutionStatus != 'ContinuedAsNew'"
 	if projectID != "" {
 		if !regexp.MustCompile(`^[A-Za-z0-9_.:\-]{1,128}$`).MatchString(projectID) {
@@ -130,7 +130,7 @@ func (s *Service) ListRuns(ctx context.Context, projectID string) ([]workflows.R
 		}
 		return all[i].start.After(all[j].start)
 	})
-	out := []workflows.RunState{}
+	out := []flows.RunState{}
 	for _, f := range all {
 		st, err := s.RunState(ctx, f.id)
 		if err != nil {
@@ -142,45 +142,45 @@ func (s *Service) ListRuns(ctx context.Context, projectID string) ([]workflows.R
 }
 
 // Claim takes the phase the run waits on.
-func (s *Service) Claim(ctx context.Context, runID string, c workflows.ClaimRequest) (workflows.PhaseBrief, error) {
-	var b workflows.PhaseBrief
+func (s *Service) Claim(ctx context.Context, runID string, c flows.ClaimRequest) (flows.PhaseBrief, error) {
+	var b flows.PhaseBrief
 	return b, s.update(ctx, runID, workflows.ClaimUpdate, c, &b)
 }
 
 // Submit hands a claimed phase back.
-func (s *Service) Submit(ctx context.Context, runID string, sub workflows.Submission) (workflows.RunState, error) {
-	var st workflows.RunState
+func (s *Service) Submit(ctx context.Context, runID string, sub flows.Submission) (flows.RunState, error) {
+	var st flows.RunState
 	return st, s.update(ctx, runID, workflows.SubmitUpdate, sub, &st)
 }
 
 // EvaluateGate judges the waiting gate again against the twin.
-func (s *Service) EvaluateGate(ctx context.Context, runID string) (workflows.GateState, error) {
-	var g workflows.GateState
+func (s *Service) EvaluateGate(ctx context.Context, runID string) (flows.GateState, error) {
+	var g flows.GateState
 	return g, s.update(ctx, runID, workflows.EvaluateGateUpdate, nil, &g)
 }
 
 // Decide applies a person's decision to the waiting gate. An approval is
 // judged against what the twin holds now: the gate is judged again first.
-func (s *Service) Decide(ctx context.Context, runID string, d workflows.GateDecision) (workflows.RunState, error) {
-	if d.Decision == workflows.DecisionApprove {
+func (s *Service) Decide(ctx context.Context, runID string, d flows.GateDecision) (flows.RunState, error) {
+	if d.Decision == flows.DecisionApprove {
 		if _, err := s.EvaluateGate(ctx, runID); err != nil {
-			return workflows.RunState{}, err
+			return flows.RunState{}, err
 		}
 	}
-	var st workflows.RunState
+	var st flows.RunState
 	return st, s.update(ctx, runID, workflows.DecideGateUpdate, d, &st)
 }
 
 // ProposeDecision records a decision proposed in a client's chat, for an
 // identified person to confirm.
-func (s *Service) ProposeDecision(ctx context.Context, runID string, d workflows.ProposedDecision) (workflows.GateState, error) {
-	var g workflows.GateState
+func (s *Service) ProposeDecision(ctx context.Context, runID string, d flows.ProposedDecision) (flows.GateState, error) {
+	var g flows.GateState
 	return g, s.update(ctx, runID, workflows.ProposeDecisionUpdate, d, &g)
 }
 
 // Patch applies an approved patch at the waiting gate.
-func (s *Service) Patch(ctx context.Context, runID string, p workflows.PatchRequest) (workflows.RunState, error) {
-	var st workflows.RunState
+func (s *Service) Patch(ctx context.Context, runID string, p flows.PatchRequest) (flows.RunState, error) {
+	var st flows.RunState
 	return st, s.update(ctx, runID, workflows.PatchUpdate, p, &st)
 }
 
@@ -221,12 +221,14 @@ func (s *Service) runError(runID string, err error) error {
 	return err
 }
 
-// HoldForApproval starts a held ToolCall of a human-authority tool, so the
-// approval waits in the approvals queue for an identified person.
-func (s *Service) HoldForApproval(ctx context.Context, toolID string, args json.RawMessage, projectID, summary, callID string) (string, error) {
+// ApprovalProcess is a held ToolCall of a human-authority tool,
+// call-<callID>, detached from the call that asks for it, so the approval
+// waits in the approvals queue for an identified person. Holding the same
+// call again finds the first.
+func (s *Service) ApprovalProcess(toolID string, args json.RawMessage, projectID, summary, callID string) (adapters.Process, error) {
 	m, _, ok := s.Registry.Tool(toolID)
 	if !ok {
-		return "", fmt.Errorf("%s is not served, so nothing can approve this", toolID)
+		return adapters.Process{}, fmt.Errorf("%s is not served, so nothing can approve this", toolID)
 	}
 	window := s.ApprovalWindowSeconds
 	if window <= 0 {
@@ -236,14 +238,30 @@ func (s *Service) HoldForApproval(ctx context.Context, toolID string, args json.
 	in := workflows.ToolCallInput{CallID: callID, ToolID: toolID, AdapterID: m.AdapterID, Arguments: args,
 		TimeoutSeconds: m.TimeoutSeconds, Idempotent: m.Idempotent, Retries: m.Retries, Caller: workflows.StepCaller,
 		Hold: &workflows.Hold{ApprovalID: callID, Route: workflows.RouteDashboard, WindowSeconds: window, Reason: reason, HumanAuthority: true}}
-	ask := &approvals.Ask{ToolID: toolID, AdapterID: m.AdapterID, Summary: summary, Reason: reason, Caller: workflows.StepCaller,
-		ProjectID: projectID, Route: workflows.RouteDashboard, WindowSeconds: window}
-	_, err := mcpserver.TemporalEngine{Client: s.Client}.StartCall(ctx, in, ask)
-	var started *serviceerror.WorkflowExecutionAlreadyStarted
-	if err != nil && !errors.As(err, &started) {
+	ask, err := json.Marshal(approvals.Ask{ToolID: toolID, AdapterID: m.AdapterID, Summary: summary, Reason: reason, Caller: workflows.StepCaller,
+		ProjectID: projectID, Route: workflows.RouteDashboard, WindowSeconds: window})
+	if err != nil {
+		return adapters.Process{}, err
+	}
+	p, err := process("ToolCall", workflows.CallWorkflowID(callID), in, projectID, summary)
+	p.SearchAttributes[workflows.AttrTool.GetName()] = toolID
+	p.SearchAttributes[workflows.AttrAdapter.GetName()] = m.AdapterID
+	p.SearchAttributes[workflows.AttrCaller.GetName()] = workflows.StepCaller
+	p.SearchAttributes[workflows.AttrHold.GetName()] = workflows.HoldPending
+	p.Memo = map[string]json.RawMessage{approvals.MemoKey: ask}
+	p.Summary = ""
+	p.Detached = true
+	return p, err
+}
+
+// HoldForApproval holds a human-authority call from outside a tool call
+// and returns its approval id (callID).
+func (s *Service) HoldForApproval(ctx context.Context, toolID string, args json.RawMessage, projectID, summary, callID string) (string, error) {
+	p, err := s.ApprovalProcess(toolID, args, projectID, summary, callID)
+	if err != nil {
 		return "", err
 	}
-	return callID, nil
+	return callID, s.Start(ctx, p)
 }
 
 func (s *Service) namespace() string {

@@ -29,8 +29,8 @@ func TestMechRunThroughEveryGate(t *testing.T) {
 	runID := started["run_id"].(string)
 
 	// Deciding a gate that is not waiting is refused.
-	h.waitFor(runID, workflows.RunWaitingForClient)
-	if _, err := h.decide(runID, workflows.GateDecision{Decision: workflows.DecisionApprove}); !errors.Is(err, flow.ErrRefused) ||
+	h.waitFor(runID, flows.RunWaitingForClient)
+	if _, err := h.decide(runID, flows.GateDecision{Decision: flows.DecisionApprove}); !errors.Is(err, flow.ErrRefused) ||
 		!strings.Contains(err.Error(), "no gate") {
 		t.Fatalf("a decision with no gate waiting: want a refusal, got %v", err)
 	}
@@ -53,16 +53,16 @@ func TestMechRunThroughEveryGate(t *testing.T) {
 	}
 	// Rework to a phase that does not exist, or has not run, is refused.
 	for _, to := range []string{"nonsense", "design"} {
-		if _, err := h.decide(runID, workflows.GateDecision{Decision: workflows.DecisionRework, ReworkTo: to}); !errors.Is(err, flow.ErrRefused) ||
+		if _, err := h.decide(runID, flows.GateDecision{Decision: flows.DecisionRework, ReworkTo: to}); !errors.Is(err, flow.ErrRefused) ||
 			!strings.Contains(err.Error(), "rework_to") {
 			t.Fatalf("rework to %s: want a refusal, got %v", to, err)
 		}
 	}
 	// A decision naming nobody, or put by elicitation, is refused.
-	if _, err := h.runs.Decide(h.ctx, runID, workflows.GateDecision{Decision: workflows.DecisionApprove, Route: workflows.RouteDashboard}); err == nil {
+	if _, err := h.runs.Decide(h.ctx, runID, flows.GateDecision{Decision: flows.DecisionApprove, Route: workflows.RouteDashboard}); err == nil {
 		t.Fatal("an anonymous decision was accepted")
 	}
-	if _, err := h.runs.Decide(h.ctx, runID, workflows.GateDecision{Decision: workflows.DecisionApprove, Decider: "bob",
+	if _, err := h.runs.Decide(h.ctx, runID, flows.GateDecision{Decision: flows.DecisionApprove, Decider: "bob",
 		Route: workflows.RouteElicitation}); err == nil || !strings.Contains(err.Error(), "identified person") {
 		t.Fatalf("an elicitation decision: want a refusal, got %v", err)
 	}
@@ -90,15 +90,15 @@ func TestMechRunThroughEveryGate(t *testing.T) {
 	// The analysis gate has no evidence yet: no data is not a pass.
 	st = h.doPhase(runID, "analysis", func() []string { return nil })
 	g := st.Phases[3].Gate
-	if g.Result.Status != flows.StatusNoData || containsString(g.Allowed, workflows.DecisionApprove) {
+	if g.Result.Status != flows.StatusNoData || containsString(g.Allowed, flows.DecisionApprove) {
 		t.Fatalf("analysis gate without evidence: want no_data and no approve offered, got %s %v", g.Result.Status, g.Allowed)
 	}
 	before := st
-	if _, err := h.decide(runID, workflows.GateDecision{Decision: workflows.DecisionApprove}); !errors.Is(err, flow.ErrRefused) ||
+	if _, err := h.decide(runID, flows.GateDecision{Decision: flows.DecisionApprove}); !errors.Is(err, flow.ErrRefused) ||
 		!strings.Contains(err.Error(), "no_data") {
 		t.Fatalf("approving no_data criteria: want a refusal naming no_data, got %v", err)
 	}
-	if after := h.waitFor(runID, workflows.RunAtGate); after.Phase != before.Phase || after.Phases[3].Gate.Decision != nil {
+	if after := h.waitFor(runID, flows.RunAtGate); after.Phase != before.Phase || after.Phases[3].Gate.Decision != nil {
 		t.Fatalf("a refused approval changed the run: %+v", after.Phases[3].Gate)
 	}
 	var evidence []string
@@ -120,7 +120,7 @@ func TestMechRunThroughEveryGate(t *testing.T) {
 	})
 	h.approve(runID)
 
-	final := h.waitFor(runID, workflows.RunCompletedVerified)
+	final := h.waitFor(runID, flows.RunCompletedVerified)
 	if final.Verdict == nil || len(final.Verdict.Blocking) != 0 {
 		t.Fatalf("verdict: %+v", final.Verdict)
 	}
@@ -128,7 +128,7 @@ func TestMechRunThroughEveryGate(t *testing.T) {
 	if v["verdict"] != flows.CompletedVerified {
 		t.Fatalf("verify_completion: %v", v)
 	}
-	if _, err := h.decide(runID, workflows.GateDecision{Decision: workflows.DecisionApprove}); err == nil {
+	if _, err := h.decide(runID, flows.GateDecision{Decision: flows.DecisionApprove}); err == nil {
 		t.Fatal("a decision on an ended run was accepted")
 	}
 	h.recordHistory(runID, "mech_v1_verified.json")
@@ -151,10 +151,10 @@ func TestWaiverReworkAndRejection(t *testing.T) {
 			"rationale": "cheap"})["node_id"].(string)}
 	})
 	// Rework the concept: the phase runs again, attempt 2.
-	if _, err := h.decide(runID, workflows.GateDecision{Decision: workflows.DecisionRework, ReworkTo: "concept", Comment: "try again"}); err != nil {
+	if _, err := h.decide(runID, flows.GateDecision{Decision: flows.DecisionRework, ReworkTo: "concept", Comment: "try again"}); err != nil {
 		t.Fatal(err)
 	}
-	st = h.waitFor(runID, workflows.RunWaitingForClient)
+	st = h.waitFor(runID, flows.RunWaitingForClient)
 	if st.Phase != "concept" || st.Phases[1].Attempt != 2 {
 		t.Fatalf("after rework: want concept attempt 2, got %s attempt %d", st.Phase, st.Phases[1].Attempt)
 	}
@@ -170,13 +170,13 @@ func TestWaiverReworkAndRejection(t *testing.T) {
 	if gr.Status != flows.StatusFail {
 		t.Fatalf("design gate with a part over its mass limit: want fail, got %+v", gr)
 	}
-	if _, err := h.decide(runID, workflows.GateDecision{Decision: workflows.DecisionApprove}); !errors.Is(err, flow.ErrRefused) {
+	if _, err := h.decide(runID, flows.GateDecision{Decision: flows.DecisionApprove}); !errors.Is(err, flow.ErrRefused) {
 		t.Fatalf("approving a failed criterion without a waiver: want a refusal, got %v", err)
 	}
 	// A waiver recorded but not approved does not count.
 	w := h.call("twin.record_engineering_entity", map[string]any{"project_id": h.project, "entity_type": "waiver", "name": "accept mass",
 		"properties": map[string]any{"waives": []string{"light"}}})
-	if _, err := h.decide(runID, workflows.GateDecision{Decision: workflows.DecisionApprove}); !errors.Is(err, flow.ErrRefused) {
+	if _, err := h.decide(runID, flows.GateDecision{Decision: flows.DecisionApprove}); !errors.Is(err, flow.ErrRefused) {
 		t.Fatalf("approving under an unapproved waiver: want a refusal, got %v", err)
 	}
 	// Once a person approves the waiver (a held human-authority call), the gate can be approved.
@@ -187,17 +187,17 @@ func TestWaiverReworkAndRejection(t *testing.T) {
 	}
 	h.decideApproval(approvalID)
 	h.approve(runID)
-	st = h.waitFor(runID, workflows.RunWaitingForClient)
+	st = h.waitFor(runID, flows.RunWaitingForClient)
 	if st.Phases[2].Gate.Result.Criteria[1].WaivedBy == "" {
 		t.Fatalf("the approved gate does not name its waiver: %+v", st.Phases[2].Gate.Result)
 	}
 
 	// Rejecting a gate ends the run.
 	h.doPhase(runID, "analysis", func() []string { return nil })
-	if _, err := h.decide(runID, workflows.GateDecision{Decision: workflows.DecisionReject, Comment: "not this way"}); err != nil {
+	if _, err := h.decide(runID, flows.GateDecision{Decision: flows.DecisionReject, Comment: "not this way"}); err != nil {
 		t.Fatal(err)
 	}
-	st = h.waitFor(runID, workflows.RunRejected)
+	st = h.waitFor(runID, flows.RunRejected)
 	if !strings.Contains(st.Reason, "not this way") {
 		t.Fatalf("rejected run's reason: %q", st.Reason)
 	}
@@ -215,32 +215,32 @@ func TestPatchContinuesAsNew(t *testing.T) {
 			"constraints": []map[string]any{{"name": "rail", "metric": "supply_voltage", "operator": "<=", "limit": 3.6, "unit": "V", "verification_method": "test"}}})["node_id"].(string)}
 	})
 	// A patch nobody approved, or one breaking an invariant, is refused.
-	if _, err := h.runs.Patch(h.ctx, runID, workflows.PatchRequest{Patch: flows.Patch{Phase: "requirements", Reason: "x", AddCriteria: []string{flows.CriterionNoStaleEvidence}}}); err == nil {
+	if _, err := h.runs.Patch(h.ctx, runID, flows.PatchRequest{Patch: flows.Patch{Phase: "requirements", Reason: "x", AddCriteria: []string{flows.CriterionNoStaleEvidence}}}); err == nil {
 		t.Fatal("an unapproved patch was applied")
 	}
-	if _, err := h.runs.Patch(h.ctx, runID, workflows.PatchRequest{ApprovedBy: "alice",
+	if _, err := h.runs.Patch(h.ctx, runID, flows.PatchRequest{ApprovedBy: "alice",
 		Patch: flows.Patch{Phase: "no-such-phase", Reason: "x", AddCriteria: []string{flows.CriterionNoStaleEvidence}}}); err == nil {
 		t.Fatal("a patch to a phase that does not exist was applied")
 	}
 	window := 3600
-	if _, err := h.runs.Patch(h.ctx, runID, workflows.PatchRequest{ApprovedBy: "alice",
+	if _, err := h.runs.Patch(h.ctx, runID, flows.PatchRequest{ApprovedBy: "alice",
 		Patch: flows.Patch{Phase: "requirements", Reason: "a shorter window", GateWindowSeconds: &window}}); err != nil {
 		t.Fatal(err)
 	}
-	st := h.waitFor(runID, workflows.RunAtGate)
+	st := h.waitFor(runID, flows.RunAtGate)
 	if len(st.Patches) != 1 || st.Phases[0].Gate.WindowSeconds != 3600 || st.Phases[0].Attempt != 1 {
 		t.Fatalf("after the patch: want one patch, the new window and the phase not re-run, got %+v / %+v", st.Patches, st.Phases[0])
 	}
 	h.approve(runID)
-	h.waitFor(runID, workflows.RunWaitingForClient)
-	if _, err := h.decide(runID, workflows.GateDecision{Decision: workflows.DecisionReject}); err == nil {
+	h.waitFor(runID, flows.RunWaitingForClient)
+	if _, err := h.decide(runID, flows.GateDecision{Decision: flows.DecisionReject}); err == nil {
 		t.Fatal("a decision while the phase waits for the client was accepted")
 	}
 	h.doPhase(runID, "architecture", func() []string { return nil })
-	if _, err := h.decide(runID, workflows.GateDecision{Decision: workflows.DecisionReject, Comment: "stop here"}); err != nil {
+	if _, err := h.decide(runID, flows.GateDecision{Decision: flows.DecisionReject, Comment: "stop here"}); err != nil {
 		t.Fatal(err)
 	}
-	h.waitFor(runID, workflows.RunRejected)
+	h.waitFor(runID, flows.RunRejected)
 	h.recordHistory(runID, "hardware_v1_patched_rejected.json")
 }
 
@@ -258,14 +258,14 @@ func TestDesignRunRejected(t *testing.T) {
 	})
 	h.approve(runID)
 	h.doPhase(runID, "concept", func() []string { return nil })
-	if _, err := h.decide(runID, workflows.GateDecision{Decision: workflows.DecisionReject, Comment: "no concept recorded"}); err != nil {
+	if _, err := h.decide(runID, flows.GateDecision{Decision: flows.DecisionReject, Comment: "no concept recorded"}); err != nil {
 		t.Fatal(err)
 	}
-	st := h.waitFor(runID, workflows.RunRejected)
-	if s := h.call("run.get_status", map[string]any{"run_id": runID}); s["status"] != workflows.RunRejected || !strings.Contains(s["reason"].(string), "no concept") {
+	st := h.waitFor(runID, flows.RunRejected)
+	if s := h.call("run.get_status", map[string]any{"run_id": runID}); s["status"] != flows.RunRejected || !strings.Contains(s["reason"].(string), "no concept") {
 		t.Fatalf("run.get_status: %v", s)
 	}
-	if st.Phases[1].Gate.Status != workflows.GateRejected {
+	if st.Phases[1].Gate.Status != flows.GateRejected {
 		t.Fatalf("concept gate: %+v", st.Phases[1].Gate)
 	}
 	h.recordHistory(runID, "design_v1_rejected.json")
@@ -313,9 +313,9 @@ func TestAnalysisStepRunsFEAPerLoadCase(t *testing.T) {
 			"step_base64": step["step_base64"], "material": "aluminium_6061", "properties": map[string]any{"bounding_box": props["bounding_box"]}})["node_id"].(string)}
 	})
 	h.approve(runID)
-	st := h.waitFor(runID, workflows.RunAtGate)
+	st := h.waitFor(runID, flows.RunAtGate)
 	analysis := st.Phases[3]
-	if len(analysis.Steps) != 2 || analysis.Status != workflows.PhaseAtGate {
+	if len(analysis.Steps) != 2 || analysis.Status != flows.PhaseAtGate {
 		t.Fatalf("analysis: want two FEA steps then the gate, got %+v", analysis)
 	}
 	for _, s := range analysis.Steps {
@@ -383,7 +383,7 @@ func TestFlowReadTools(t *testing.T) {
 	}
 	version := h.approvedVersion("design_v1")
 	runID := h.call("flow.start_run", map[string]any{"flow_version_id": version})["run_id"].(string)
-	h.waitFor(runID, workflows.RunWaitingForClient)
+	h.waitFor(runID, flows.RunWaitingForClient)
 	lc := h.call("flow.lifecycle", map[string]any{"run_id": runID})
 	first := lc["phases"].([]any)[0].(map[string]any)
 	if first["eligible"] != true || lc["verdict"] != flows.CompletedUnverified {

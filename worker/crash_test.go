@@ -48,10 +48,11 @@ func runWorkerProcess(addr string) {
 	if err := reg.Register(&adaptertest.Fixture{}); err != nil {
 		panic(err)
 	}
-	if err := registerLoopTwin(ctx, reg); err != nil {
+	tw, err := loopTwin(ctx)
+	if err != nil {
 		panic(err)
 	}
-	w, err := worker.StartWorkers(c, reg, worker.AllQueues(reg), workertest.QuietLogger())
+	w, err := worker.StartWorkersWith(c, reg, worker.AllQueues(reg), workertest.QuietLogger(), worker.Deps{Twin: tw})
 	if err != nil {
 		panic(err)
 	}

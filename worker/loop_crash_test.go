@@ -6,7 +6,6 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -47,46 +46,20 @@ const recordPause = 300 * time.Millisecond
 
 // slowLoopTwin is the design loop's twin in the worker process: the
 // digitaltwin backend, with each iteration's persistence slowed by
-// recordPause on both sides of the write. It is the only activities.LoopTwin
-// in that registry (the twin's tool families are not registered there), so
-// it is the one the loop activities use.
-type slowLoopTwin struct{ b *digitaltwin.Backend }
+// recordPause on both sides of the write.
+type slowLoopTwin struct{ *digitaltwin.Backend }
 
-var _ activities.LoopTwin = (*slowLoopTwin)(nil)
+var _ activities.Twin = slowLoopTwin{}
 
-func (s *slowLoopTwin) ID() string                     { return "looptwin" }
-func (s *slowLoopTwin) Version() string                { return "test" }
-func (s *slowLoopTwin) Manifests() []adapters.Manifest { return nil }
-
-func (s *slowLoopTwin) Call(context.Context, string, json.RawMessage) (*adapters.Result, error) {
-	return nil, errors.New("the test loop twin has no tools")
-}
-
-func (s *slowLoopTwin) Health(context.Context) (adapters.HealthStatus, error) {
-	return adapters.HealthStatus{AdapterID: s.ID(), Status: "healthy", Version: s.Version()}, nil
-}
-
-func (s *slowLoopTwin) EvaluateTubeCandidate(ctx context.Context, c digitaltwin.TubeCandidateRequest) (beam.Candidate, error) {
-	return s.b.EvaluateTubeCandidate(ctx, c)
-}
-
-func (s *slowLoopTwin) RecordDesignLoop(ctx context.Context, r digitaltwin.LoopRecord) (string, error) {
-	return s.b.RecordDesignLoop(ctx, r)
-}
-
-func (s *slowLoopTwin) RecordLoopIteration(ctx context.Context, r digitaltwin.IterationRecord) (string, error) {
+func (s slowLoopTwin) RecordLoopIteration(ctx context.Context, r digitaltwin.IterationRecord) (string, error) {
 	if err := pause(ctx); err != nil {
 		return "", err
 	}
-	id, err := s.b.RecordLoopIteration(ctx, r)
+	id, err := s.Backend.RecordLoopIteration(ctx, r)
 	if err != nil {
 		return "", err
 	}
 	return id, pause(ctx)
-}
-
-func (s *slowLoopTwin) RecordLoopOutcome(ctx context.Context, r digitaltwin.OutcomeRecord) error {
-	return s.b.RecordLoopOutcome(ctx, r)
 }
 
 func pause(ctx context.Context) error {
@@ -98,20 +71,20 @@ func pause(ctx context.Context) error {
 	}
 }
 
-// registerLoopTwin registers the slow loop twin over the Neo4j server the
-// environment names, if it names one.
-func registerLoopTwin(ctx context.Context, reg *adapters.Registry) error {
+// loopTwin is the slow loop twin over the Neo4j server the environment
+// names, or nil when it names none.
+func loopTwin(ctx context.Context) (activities.Twin, error) {
 	uri := os.Getenv(loopTwinURIEnv)
 	if uri == "" {
-		return nil
+		return nil, nil
 	}
 	store, err := twin.OpenNeo4j(ctx, uri, os.Getenv(loopTwinUserEnv), os.Getenv(loopTwinPasswordEnv))
 	if err != nil {
-		return err
+		return nil, err
 	}
 	// The loop's activities read the recorded geometry and write records:
 	// the store is all they touch, so there is no blob store here.
-	return reg.Register(&slowLoopTwin{b: &digitaltwin.Backend{Store: store, Sessions: store}})
+	return slowLoopTwin{&digitaltwin.Backend{Store: store, Sessions: store}}, nil
 }
 
 // A loop whose worker is killed mid-iteration resumes and finishes with the
@@ -183,8 +156,12 @@ func TestDesignLoopResumesAfterWorkerKill(t *testing.T) {
 	start := digitaltwin.LoopStart{LoopID: loopID, ProjectID: project, WorkProductID: wp, Parameter: beam.ParamWall,
 		LoadN: 100, DeflectionLimitMM: 2, SFLimit: 2, MinMM: 0.5, MaxMM: 9.5, ToleranceMM: 0.001,
 		MaxIterations: beam.IterationsFor(9, 0.001)}
-	if dup, err := loops.StartLoop(ctx, start); err != nil || dup {
-		t.Fatalf("start the loop: duplicate %v, %v", dup, err)
+	proc, err := loops.LoopProcess(start)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := (&runs.Service{Client: tmp.Client}).Start(ctx, proc); err != nil {
+		t.Fatalf("start the loop: %v", err)
 	}
 	workflowID := workflows.DesignLoopWorkflowID(loopID)
 

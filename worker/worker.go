@@ -4,21 +4,16 @@
 package worker
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
 
-	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/metaforge/metaforge/activities"
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/internal/solver"
 	"github.com/metaforge/metaforge/workflows"
 )
@@ -68,28 +63,30 @@ func ParseQueues(spec string, reg *adapters.Registry) ([]string, error) {
 	return out, nil
 }
 
-// StartWorkers starts one worker per queue on the client: the ToolCall
-// workflow on "metaforge", InvokeTool on each "adapter-<id>".
+// StartWorkers starts one worker per queue on the client: the workflows
+// on "metaforge", the tool activities on each "adapter-<id>". It serves
+// no twin and runs solvers as plain processes; StartWorkersWith says
+// otherwise.
 func StartWorkers(c client.Client, reg *adapters.Registry, queues []string, logger *slog.Logger) (*Workers, error) {
-	return StartWorkersWith(c, reg, queues, logger, Solvers{})
+	return StartWorkersWith(c, reg, queues, logger, Deps{})
 }
 
-// Solvers say where the adapters' solver runs happen: the runtime per
-// adapter (process, sandbox, docker) and the workspace they may read. The
-// zero value runs them as plain processes.
-type Solvers struct {
+// Deps are what the workers' activities work on, given explicitly.
+type Deps struct {
+	// Runtimes say where the adapters' solver runs happen (process,
+	// sandbox, docker); WorkspaceRoot and ReadRoots are the files they
+	// may read. The zero value runs them as plain processes.
 	Runtimes      solver.Runtimes
 	WorkspaceRoot string
 	ReadRoots     []string
+	// Twin is what the workflows' activities read and record (gates,
+	// loops, evaluations); nil: those activities fail and say why.
+	Twin activities.Twin
 }
 
-// StartWorkersWith is StartWorkers with the solver runtimes configured.
-func StartWorkersWith(c client.Client, reg *adapters.Registry, queues []string, logger *slog.Logger, s Solvers) (*Workers, error) {
-	tools := &activities.Tools{Registry: reg, Runtimes: s.Runtimes, WorkspaceRoot: s.WorkspaceRoot, ReadRoots: s.ReadRoots}
-	designFlows := &activities.DesignFlows{Facts: factsReader(reg), Registry: reg}
-	designLoops := &activities.DesignLoops{Twin: loopTwin(reg)}
-	metrics := &activities.Metrics{Twin: metricTwin(reg), Steps: designFlows}
-	thermal := &activities.Thermal{Twin: thermalTwin(reg), Steps: designFlows}
+// StartWorkersWith is StartWorkers with its dependencies.
+func StartWorkersWith(c client.Client, reg *adapters.Registry, queues []string, logger *slog.Logger, d Deps) (*Workers, error) {
+	tools := &activities.Tools{Registry: reg, Runtimes: d.Runtimes, WorkspaceRoot: d.WorkspaceRoot, ReadRoots: d.ReadRoots}
 	w := &Workers{queues: queues}
 	for _, q := range queues {
 		wk := sdkworker.New(c, q, sdkworker.Options{
@@ -97,27 +94,10 @@ func StartWorkersWith(c client.Client, reg *adapters.Registry, queues []string, 
 			MaxConcurrentActivityTaskPollers: 4,
 		})
 		if q == workflows.TaskQueue {
-			wk.RegisterWorkflowWithOptions(workflows.ToolCall, workflow.RegisterOptions{Name: "ToolCall"})
-			wk.RegisterWorkflowWithOptions(workflows.DesignFlow, workflow.RegisterOptions{Name: "DesignFlow"})
-			wk.RegisterActivityWithOptions(designFlows.EvaluateGate, activity.RegisterOptions{Name: workflows.EvaluateGateActivity})
-			wk.RegisterActivityWithOptions(designFlows.VerifyCompletion, activity.RegisterOptions{Name: workflows.VerifyCompletionActivity})
-			wk.RegisterActivityWithOptions(designFlows.PrepareStepCall, activity.RegisterOptions{Name: workflows.PrepareStepCallActivity})
-			wk.RegisterActivityWithOptions(designFlows.PrepareStepEvidence, activity.RegisterOptions{Name: workflows.PrepareStepEvidenceActivity})
-			wk.RegisterWorkflowWithOptions(workflows.DesignLoop, workflow.RegisterOptions{Name: "DesignLoop"})
-			wk.RegisterActivityWithOptions(designLoops.EvaluateLoopCandidate, activity.RegisterOptions{Name: workflows.EvaluateLoopCandidateActivity})
-			wk.RegisterActivityWithOptions(designLoops.RecordLoop, activity.RegisterOptions{Name: workflows.RecordLoopActivity})
-			wk.RegisterActivityWithOptions(designLoops.RecordLoopIteration, activity.RegisterOptions{Name: workflows.RecordLoopIterationActivity})
-			wk.RegisterActivityWithOptions(designLoops.RecordLoopOutcome, activity.RegisterOptions{Name: workflows.RecordLoopOutcomeActivity})
-			wk.RegisterWorkflowWithOptions(workflows.EvaluateMetric, workflow.RegisterOptions{Name: "EvaluateMetric"})
-			wk.RegisterActivityWithOptions(metrics.Tier0Metric, activity.RegisterOptions{Name: workflows.Tier0MetricActivity})
-			wk.RegisterActivityWithOptions(metrics.PrepareTier2Call, activity.RegisterOptions{Name: workflows.PrepareTier2CallActivity})
-			wk.RegisterActivityWithOptions(metrics.RecordTier2Metric, activity.RegisterOptions{Name: workflows.RecordTier2MetricActivity})
-			wk.RegisterWorkflowWithOptions(workflows.EvaluateThermal, workflow.RegisterOptions{Name: "EvaluateThermal"})
-			wk.RegisterActivityWithOptions(thermal.PrepareThermalCalls, activity.RegisterOptions{Name: workflows.PrepareThermalCallsActivity})
-			wk.RegisterActivityWithOptions(thermal.PrepareThermalCrossCheck, activity.RegisterOptions{Name: workflows.PrepareThermalCrossCheckActivity})
-			wk.RegisterActivityWithOptions(thermal.RecordThermalMetric, activity.RegisterOptions{Name: workflows.RecordThermalMetricActivity})
+			workflows.RegisterWith(wk)
+			activities.RegisterWorkflowActivities(wk, tools, d.Twin)
 		} else {
-			wk.RegisterActivityWithOptions(tools.InvokeTool, activity.RegisterOptions{Name: workflows.InvokeToolActivity})
+			activities.RegisterToolActivities(wk, tools)
 		}
 		if err := wk.Start(); err != nil {
 			w.Stop()
@@ -127,54 +107,6 @@ func StartWorkersWith(c client.Client, reg *adapters.Registry, queues []string, 
 	}
 	logger.Info("workers started", "queues", strings.Join(queues, ","))
 	return w, nil
-}
-
-// factsReader is the served adapter that reads the twin for gates (the
-// twin's own tools); without one, a gate's judgement fails and says so.
-func factsReader(reg *adapters.Registry) activities.FactsReader {
-	for _, a := range reg.Adapters() {
-		if f, ok := a.(activities.FactsReader); ok {
-			return f
-		}
-	}
-	return noTwin{}
-}
-
-// loopTwin is the served adapter that persists design loops (the twin's
-// own tools), or nil: a loop activity then fails and says why.
-func loopTwin(reg *adapters.Registry) activities.LoopTwin {
-	for _, a := range reg.Adapters() {
-		if l, ok := a.(activities.LoopTwin); ok {
-			return l
-		}
-	}
-	return nil
-}
-
-// metricTwin is the served adapter that records tiered evaluations.
-func metricTwin(reg *adapters.Registry) activities.MetricTwin {
-	for _, a := range reg.Adapters() {
-		if m, ok := a.(activities.MetricTwin); ok {
-			return m
-		}
-	}
-	return nil
-}
-
-// thermalTwin is the served adapter that records thermal evaluations.
-func thermalTwin(reg *adapters.Registry) activities.ThermalTwin {
-	for _, a := range reg.Adapters() {
-		if t, ok := a.(activities.ThermalTwin); ok {
-			return t
-		}
-	}
-	return nil
-}
-
-type noTwin struct{}
-
-func (noTwin) FlowFacts(context.Context, string) (flows.Facts, error) {
-	return flows.Facts{}, errors.New("this worker serves no twin, so a gate cannot be judged: run it with the twin's tools registered")
 }
 
 // Stop stops every worker, letting in-flight activities finish up to the

@@ -17,7 +17,7 @@ const designFlowChange = "design-flow"
 // the connected client (claim, submit) or by the steps the template names,
 // each closed by a gate whose criteria an activity judges against the twin
 // and which a person decides. A patch at a gate continues the run as new.
-func DesignFlow(ctx workflow.Context, in DesignFlowInput) (DesignFlowResult, error) {
+func DesignFlow(ctx workflow.Context, in flows.DesignFlowInput) (DesignFlowResult, error) {
 	workflow.GetVersion(ctx, designFlowChange, workflow.DefaultVersion, 1)
 	r := newRun(in)
 	if err := r.registerHandlers(ctx); err != nil {
@@ -25,7 +25,7 @@ func DesignFlow(ctx workflow.Context, in DesignFlowInput) (DesignFlowResult, err
 	}
 	for r.state.PhaseIndex < len(r.flow.Phases) {
 		i := r.state.PhaseIndex
-		if r.state.Phases[i].Status != PhaseAtGate {
+		if r.state.Phases[i].Status != flows.PhaseAtGate {
 			if err := r.runPhase(ctx, i); err != nil {
 				return DesignFlowResult{}, err
 			}
@@ -37,7 +37,7 @@ func DesignFlow(ctx workflow.Context, in DesignFlowInput) (DesignFlowResult, err
 		switch {
 		case r.pendingPatch != nil:
 			return DesignFlowResult{}, r.continueWithPatch(ctx)
-		case r.state.Status == RunRejected:
+		case r.state.Status == flows.RunRejected:
 			return DesignFlowResult{State: r.state}, nil
 		}
 		r.moveTo(ctx, next)
@@ -50,26 +50,26 @@ func DesignFlow(ctx workflow.Context, in DesignFlowInput) (DesignFlowResult, err
 
 // run is one DesignFlow execution's state.
 type run struct {
-	in           DesignFlowInput
+	in           flows.DesignFlowInput
 	flow         flows.Flow
-	state        RunState
-	decision     *GateDecision
-	pendingPatch *PatchRequest
+	state        flows.RunState
+	decision     *flows.GateDecision
+	pendingPatch *flows.PatchRequest
 	patchResume  int
 	submitted    bool
 }
 
-func newRun(in DesignFlowInput) *run {
+func newRun(in flows.DesignFlowInput) *run {
 	r := &run{in: in, flow: in.Flow}
 	if in.Resume != nil {
 		r.state = *in.Resume
 		return r
 	}
-	r.state = RunState{RunID: in.RunID, ProjectID: in.ProjectID, Goal: in.Goal, FlowID: in.Flow.ID,
-		FlowVersionID: in.FlowVersionID, Status: RunRunning}
+	r.state = flows.RunState{RunID: in.RunID, ProjectID: in.ProjectID, Goal: in.Goal, FlowID: in.Flow.ID,
+		FlowVersionID: in.FlowVersionID, Status: flows.RunRunning}
 	for _, p := range in.Flow.Phases {
-		r.state.Phases = append(r.state.Phases, PhaseState{Name: p.Name, Status: PhasePending,
-			Gate: GateState{Name: p.Gate.Name, Status: GateNone, WindowSeconds: p.Gate.Window()}})
+		r.state.Phases = append(r.state.Phases, flows.PhaseState{Name: p.Name, Status: flows.PhasePending,
+			Gate: flows.GateState{Name: p.Gate.Name, Status: flows.GateNone, WindowSeconds: p.Gate.Window()}})
 	}
 	if len(r.state.Phases) > 0 {
 		r.state.Phase = r.state.Phases[0].Name
@@ -94,25 +94,25 @@ func (r *run) runPhase(ctx workflow.Context, i int) error {
 	ps := &r.state.Phases[i]
 	ps.Attempt++
 	ps.Submission, ps.ClaimedBy, ps.ClaimedAt, ps.Steps = nil, "", nil, nil
-	if err := r.setPhase(ctx, i, GateNone); err != nil {
+	if err := r.setPhase(ctx, i, flows.GateNone); err != nil {
 		return err
 	}
 	if steps, ok := r.stepInputs(p); ok {
-		ps.Status = PhaseRunningSteps
-		r.state.Status = RunRunningSteps
+		ps.Status = flows.PhaseRunningSteps
+		r.state.Status = flows.RunRunningSteps
 		return r.runSteps(ctx, i, steps)
 	}
 	if len(p.Steps) > 0 {
 		ps.StepsSkipped = fmt.Sprintf("the run has no %s input, so the client does this phase", p.Steps[0].ForEach)
 	}
 	now := workflow.Now(ctx)
-	ps.Status, ps.ClaimableAt = PhaseWaitingForClient, &now
-	r.state.Status = RunWaitingForClient
+	ps.Status, ps.ClaimableAt = flows.PhaseWaitingForClient, &now
+	r.state.Status = flows.RunWaitingForClient
 	r.submitted = false
 	if err := workflow.Await(ctx, func() bool { return r.submitted }); err != nil {
 		return err
 	}
-	r.state.Status = RunRunning
+	r.state.Status = flows.RunRunning
 	return nil
 }
 
@@ -121,17 +121,17 @@ func (r *run) runPhase(ctx workflow.Context, i int) error {
 func (r *run) runGate(ctx workflow.Context, i int) (int, error) {
 	p := r.flow.Phases[i]
 	ps := &r.state.Phases[i]
-	if ps.Status != PhaseAtGate || ps.Gate.Result == nil {
+	if ps.Status != flows.PhaseAtGate || ps.Gate.Result == nil {
 		// A gate reached afresh, or re-judged after a patch: a new window.
-		ps.Status = PhaseAtGate
+		ps.Status = flows.PhaseAtGate
 		now := workflow.Now(ctx)
-		ps.Gate = GateState{Name: p.Gate.Name, Status: GateWaiting, WindowSeconds: p.Gate.Window(), WaitingSince: &now}
+		ps.Gate = flows.GateState{Name: p.Gate.Name, Status: flows.GateWaiting, WindowSeconds: p.Gate.Window(), WaitingSince: &now}
 		if err := r.evaluateGate(ctx, i); err != nil {
 			return 0, err
 		}
 	}
-	r.state.Status = RunAtGate
-	if err := r.setPhase(ctx, i, GateWaiting); err != nil {
+	r.state.Status = flows.RunAtGate
+	if err := r.setPhase(ctx, i, flows.GateWaiting); err != nil {
 		return 0, err
 	}
 	r.decision = nil
@@ -150,32 +150,32 @@ func (r *run) runGate(ctx workflow.Context, i int) (int, error) {
 	}
 	ps.Gate.Allowed = nil
 	if !decided {
-		r.decision = &GateDecision{Gate: p.Gate.Name, Decision: DecisionReject, Decider: "metaforge", Route: "window",
+		r.decision = &flows.GateDecision{Gate: p.Gate.Name, Decision: flows.DecisionReject, Decider: "metaforge", Route: "window",
 			Comment: fmt.Sprintf("nobody decided within the gate's %ds window", ps.Gate.WindowSeconds), DecidedAt: workflow.Now(ctx)}
 	}
 	d := *r.decision
 	ps.Gate.Decision = &d
 	switch d.Decision {
-	case DecisionApprove:
-		ps.Gate.Status, ps.Status = GateApproved, PhaseApproved
+	case flows.DecisionApprove:
+		ps.Gate.Status, ps.Status = flows.GateApproved, flows.PhaseApproved
 		now := workflow.Now(ctx)
 		ps.CompletedAt = &now
-		return i + 1, r.setPhase(ctx, i, GateApproved)
-	case DecisionRework:
+		return i + 1, r.setPhase(ctx, i, flows.GateApproved)
+	case flows.DecisionRework:
 		to := r.phaseIndex(d.ReworkTo)
 		for k := to; k <= i; k++ {
-			r.state.Phases[k].Status = PhaseReworked
-			r.state.Phases[k].Gate.Status = GateNone
+			r.state.Phases[k].Status = flows.PhaseReworked
+			r.state.Phases[k].Gate.Status = flows.GateNone
 		}
 		return to, nil
 	default:
-		ps.Gate.Status, ps.Status = GateRejected, PhaseRejected
-		r.state.Status = RunRejected
+		ps.Gate.Status, ps.Status = flows.GateRejected, flows.PhaseRejected
+		r.state.Status = flows.RunRejected
 		r.state.Reason = fmt.Sprintf("gate %s rejected by %s", p.Gate.Name, d.Decider)
 		if d.Comment != "" {
 			r.state.Reason += ": " + d.Comment
 		}
-		return i, r.setPhase(ctx, i, GateRejected)
+		return i, r.setPhase(ctx, i, flows.GateRejected)
 	}
 }
 
@@ -203,9 +203,9 @@ func (r *run) evaluateGate(ctx workflow.Context, i int) error {
 func (r *run) allowedDecisions(i int) []string {
 	out := []string{}
 	if g := r.state.Phases[i].Gate.Result; g != nil && len(g.Blocking()) == 0 {
-		out = append(out, DecisionApprove)
+		out = append(out, flows.DecisionApprove)
 	}
-	return append(out, DecisionReject, DecisionRework)
+	return append(out, flows.DecisionReject, flows.DecisionRework)
 }
 
 // moveTo makes phase next the current one.
@@ -230,7 +230,7 @@ func (r *run) verify(ctx workflow.Context) error {
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 10 * time.Second, MaximumAttempts: 5},
 		Summary:             "verify completion: every requirement passes with current evidence",
 	})
-	var v Verdict
+	var v flows.Verdict
 	if err := workflow.ExecuteActivity(actx, VerifyCompletionActivity, VerifyCompletionRequest{ProjectID: r.state.ProjectID}).Get(ctx, &v); err != nil {
 		return err
 	}
@@ -252,25 +252,25 @@ func (r *run) continueWithPatch(ctx workflow.Context) error {
 	}
 	cur := r.state.PhaseIndex
 	state := r.state
-	state.Phases = append([]PhaseState(nil), r.state.Phases...)
+	state.Phases = append([]flows.PhaseState(nil), r.state.Phases...)
 	resume := cur
 	if touched < cur {
 		resume = touched
 		for k := touched; k <= cur; k++ {
-			state.Phases[k].Status = PhaseReworked
-			state.Phases[k].Gate.Status = GateNone
+			state.Phases[k].Status = flows.PhaseReworked
+			state.Phases[k].Gate.Status = flows.GateNone
 		}
 	} else {
 		g := &state.Phases[cur].Gate
-		g.Result, g.WaitingSince, g.Status, g.Allowed = nil, nil, GateNone, nil
+		g.Result, g.WaitingSince, g.Status, g.Allowed = nil, nil, flows.GateNone, nil
 	}
-	state.Status = RunRunning
+	state.Status = flows.RunRunning
 	for k := range patched.Phases {
 		state.Phases[k].Gate.Name = patched.Phases[k].Gate.Name
 		state.Phases[k].Gate.WindowSeconds = patched.Phases[k].Gate.Window()
 	}
 	state.PhaseIndex, state.Phase = resume, patched.Phases[resume].Name
-	state.Patches = append(state.Patches, AppliedPatch{Patch: p.Patch, ApprovedBy: p.ApprovedBy, AtPhase: r.flow.Phases[cur].Name,
+	state.Patches = append(state.Patches, flows.AppliedPatch{Patch: p.Patch, ApprovedBy: p.ApprovedBy, AtPhase: r.flow.Phases[cur].Name,
 		ResumeAt: patched.Phases[resume].Name, AppliedAt: workflow.Now(ctx)})
 	next := r.in
 	next.Flow, next.Resume = patched, &state

@@ -13,7 +13,7 @@ import (
 // registerHandlers installs the run's query and Updates. Every Update has a
 // validator, so a refused request leaves nothing in the run's history.
 func (r *run) registerHandlers(ctx workflow.Context) error {
-	if err := workflow.SetQueryHandler(ctx, RunStateQuery, func() (RunState, error) { return r.state, nil }); err != nil {
+	if err := workflow.SetQueryHandler(ctx, RunStateQuery, func() (flows.RunState, error) { return r.state, nil }); err != nil {
 		return err
 	}
 	handlers := []struct {
@@ -38,15 +38,15 @@ func (r *run) registerHandlers(ctx workflow.Context) error {
 }
 
 // current is the phase the run is at, or nil when it has ended.
-func (r *run) current() (*PhaseState, *flows.Phase) {
+func (r *run) current() (*flows.PhaseState, *flows.Phase) {
 	i := r.state.PhaseIndex
-	if i < 0 || i >= len(r.flow.Phases) || r.state.Status == RunRejected {
+	if i < 0 || i >= len(r.flow.Phases) || r.state.Status == flows.RunRejected {
 		return nil, nil
 	}
 	return &r.state.Phases[i], &r.flow.Phases[i]
 }
 
-func (r *run) validateClaim(ctx workflow.Context, c ClaimRequest) error {
+func (r *run) validateClaim(ctx workflow.Context, c flows.ClaimRequest) error {
 	ps, _ := r.current()
 	switch {
 	case strings.TrimSpace(c.ClaimedBy) == "":
@@ -55,9 +55,9 @@ func (r *run) validateClaim(ctx workflow.Context, c ClaimRequest) error {
 		return fmt.Errorf("run %s has ended (%s): nothing to claim", r.state.RunID, r.state.Status)
 	case c.Phase != "" && c.Phase != ps.Name:
 		return fmt.Errorf("phase %q is not waiting for a client: run %s is at phase %s (%s)", c.Phase, r.state.RunID, ps.Name, ps.Status)
-	case ps.Status == PhaseClaimed && ps.ClaimedBy != c.ClaimedBy:
+	case ps.Status == flows.PhaseClaimed && ps.ClaimedBy != c.ClaimedBy:
 		return fmt.Errorf("phase %s of run %s is already claimed by %s", ps.Name, r.state.RunID, ps.ClaimedBy)
-	case ps.Status != PhaseWaitingForClient && ps.Status != PhaseClaimed:
+	case ps.Status != flows.PhaseWaitingForClient && ps.Status != flows.PhaseClaimed:
 		return fmt.Errorf("phase %s of run %s is not waiting for a client: it is %s", ps.Name, r.state.RunID, ps.Status)
 	}
 	return nil
@@ -65,11 +65,11 @@ func (r *run) validateClaim(ctx workflow.Context, c ClaimRequest) error {
 
 // claim takes the waiting phase and returns its brief. Claiming again as
 // the same claimant returns the brief again.
-func (r *run) claim(ctx workflow.Context, c ClaimRequest) (PhaseBrief, error) {
+func (r *run) claim(ctx workflow.Context, c flows.ClaimRequest) (flows.PhaseBrief, error) {
 	ps, p := r.current()
 	now := workflow.Now(ctx)
-	ps.Status, ps.ClaimedBy, ps.ClaimedAt = PhaseClaimed, c.ClaimedBy, &now
-	b := PhaseBrief{RunID: r.state.RunID, ProjectID: r.state.ProjectID, Goal: r.state.Goal, Phase: p.Name, Attempt: ps.Attempt,
+	ps.Status, ps.ClaimedBy, ps.ClaimedAt = flows.PhaseClaimed, c.ClaimedBy, &now
+	b := flows.PhaseBrief{RunID: r.state.RunID, ProjectID: r.state.ProjectID, Goal: r.state.Goal, Phase: p.Name, Attempt: ps.Attempt,
 		Brief: p.Brief, Deliverables: p.Deliverables, Tools: p.Tools, Gate: p.Gate.Name, Criteria: p.Gate.Criteria}
 	if ps.Attempt > 1 {
 		b.LastGate = ps.Gate.Result
@@ -77,14 +77,14 @@ func (r *run) claim(ctx workflow.Context, c ClaimRequest) (PhaseBrief, error) {
 	return b, nil
 }
 
-func (r *run) validateSubmit(ctx workflow.Context, s Submission) error {
+func (r *run) validateSubmit(ctx workflow.Context, s flows.Submission) error {
 	ps, _ := r.current()
 	switch {
 	case ps == nil:
 		return fmt.Errorf("run %s has ended (%s): nothing to submit", r.state.RunID, r.state.Status)
 	case s.Phase != ps.Name:
 		return fmt.Errorf("phase %q is not the one in progress: run %s is at phase %s (%s)", s.Phase, r.state.RunID, ps.Name, ps.Status)
-	case ps.Status != PhaseClaimed:
+	case ps.Status != flows.PhaseClaimed:
 		return fmt.Errorf("phase %s of run %s is %s, not claimed: claim it first (phase.claim)", ps.Name, r.state.RunID, ps.Status)
 	case s.SubmittedBy != ps.ClaimedBy:
 		return fmt.Errorf("phase %s of run %s is claimed by %s; only the claimant submits it", ps.Name, r.state.RunID, ps.ClaimedBy)
@@ -94,7 +94,7 @@ func (r *run) validateSubmit(ctx workflow.Context, s Submission) error {
 	return nil
 }
 
-func (r *run) submit(ctx workflow.Context, s Submission) (RunState, error) {
+func (r *run) submit(ctx workflow.Context, s flows.Submission) (flows.RunState, error) {
 	ps, _ := r.current()
 	s.SubmittedAt = workflow.Now(ctx)
 	ps.Submission = &s
@@ -104,7 +104,7 @@ func (r *run) submit(ctx workflow.Context, s Submission) (RunState, error) {
 
 func (r *run) validateAtGate(ctx workflow.Context) error {
 	ps, _ := r.current()
-	if ps == nil || ps.Status != PhaseAtGate || ps.Gate.Status != GateWaiting || ps.Gate.Result == nil {
+	if ps == nil || ps.Status != flows.PhaseAtGate || ps.Gate.Status != flows.GateWaiting || ps.Gate.Result == nil {
 		return r.notAtGate()
 	}
 	return nil
@@ -120,9 +120,9 @@ func (r *run) notAtGate() error {
 
 // reevaluate judges the waiting gate again, so a decision is taken against
 // what the twin holds now.
-func (r *run) reevaluate(ctx workflow.Context) (GateState, error) {
+func (r *run) reevaluate(ctx workflow.Context) (flows.GateState, error) {
 	if err := r.evaluateGate(ctx, r.state.PhaseIndex); err != nil {
-		return GateState{}, err
+		return flows.GateState{}, err
 	}
 	return r.state.Phases[r.state.PhaseIndex].Gate, nil
 }
@@ -130,7 +130,7 @@ func (r *run) reevaluate(ctx workflow.Context) (GateState, error) {
 // validateDecision refuses a decision the gate cannot take: a gate not
 // waiting, a decider nobody identified, a rework to a phase not yet run,
 // or an approval while criteria fail or lack data with no approved waiver.
-func (r *run) validateDecision(ctx workflow.Context, d GateDecision) error {
+func (r *run) validateDecision(ctx workflow.Context, d flows.GateDecision) error {
 	if err := r.validateAtGate(ctx); err != nil {
 		return err
 	}
@@ -144,7 +144,7 @@ func (r *run) validateDecision(ctx workflow.Context, d GateDecision) error {
 		return fmt.Errorf("a gate is decided by an identified person (dashboard or CLI login, or a verified token), not by an answer in a chat")
 	}
 	switch d.Decision {
-	case DecisionApprove:
+	case flows.DecisionApprove:
 		if blocking := ps.Gate.Result.Blocking(); len(blocking) > 0 {
 			var parts []string
 			for _, c := range blocking {
@@ -153,8 +153,8 @@ func (r *run) validateDecision(ctx workflow.Context, d GateDecision) error {
 			return fmt.Errorf("gate %s cannot be approved: %s; record what is missing and judge the gate again, or record a waiver naming them and have it approved",
 				p.Gate.Name, strings.Join(parts, "; "))
 		}
-	case DecisionReject:
-	case DecisionRework:
+	case flows.DecisionReject:
+	case flows.DecisionRework:
 		return r.checkReworkTo(d.ReworkTo)
 	default:
 		return fmt.Errorf("decision %q is not one of approve, reject, rework", d.Decision)
@@ -162,7 +162,7 @@ func (r *run) validateDecision(ctx workflow.Context, d GateDecision) error {
 	return nil
 }
 
-func (r *run) decide(ctx workflow.Context, d GateDecision) (RunState, error) {
+func (r *run) decide(ctx workflow.Context, d flows.GateDecision) (flows.RunState, error) {
 	_, p := r.current()
 	d.Gate, d.DecidedAt = p.Gate.Name, workflow.Now(ctx)
 	r.decision = &d
@@ -171,7 +171,7 @@ func (r *run) decide(ctx workflow.Context, d GateDecision) (RunState, error) {
 
 // validateProposal refuses a proposal the gate could not take: one for
 // another gate, or a decision the gate does not allow now.
-func (r *run) validateProposal(ctx workflow.Context, d ProposedDecision) error {
+func (r *run) validateProposal(ctx workflow.Context, d flows.ProposedDecision) error {
 	if err := r.validateAtGate(ctx); err != nil {
 		return err
 	}
@@ -181,7 +181,7 @@ func (r *run) validateProposal(ctx workflow.Context, d ProposedDecision) error {
 		return fmt.Errorf("gate %q is not waiting: run %s waits at gate %s", d.Gate, r.state.RunID, p.Gate.Name)
 	case !slices.Contains(ps.Gate.Allowed, d.Decision):
 		return fmt.Errorf("decision %q is not one gate %s allows now (%s)", d.Decision, p.Gate.Name, strings.Join(ps.Gate.Allowed, ", "))
-	case d.Decision == DecisionRework:
+	case d.Decision == flows.DecisionRework:
 		return r.checkReworkTo(d.ReworkTo)
 	}
 	return nil
@@ -200,7 +200,7 @@ func (r *run) checkReworkTo(phase string) error {
 	return fmt.Errorf("rework_to %q: rework goes back to a phase already run: one of %s", phase, strings.Join(done, ", "))
 }
 
-func (r *run) propose(ctx workflow.Context, d ProposedDecision) (GateState, error) {
+func (r *run) propose(ctx workflow.Context, d flows.ProposedDecision) (flows.GateState, error) {
 	ps, p := r.current()
 	d.Gate, d.ProposedAt = p.Gate.Name, workflow.Now(ctx)
 	ps.Gate.Proposed = &d
@@ -209,7 +209,7 @@ func (r *run) propose(ctx workflow.Context, d ProposedDecision) (GateState, erro
 
 // validatePatch refuses a patch anywhere but at a waiting gate, one nobody
 // approved, and one that does not apply or breaks an invariant.
-func (r *run) validatePatch(ctx workflow.Context, p PatchRequest) error {
+func (r *run) validatePatch(ctx workflow.Context, p flows.PatchRequest) error {
 	if err := r.validateAtGate(ctx); err != nil {
 		return err
 	}
@@ -223,13 +223,13 @@ func (r *run) validatePatch(ctx workflow.Context, p PatchRequest) error {
 	return err
 }
 
-func (r *run) patch(ctx workflow.Context, p PatchRequest) (RunState, error) {
+func (r *run) patch(ctx workflow.Context, p flows.PatchRequest) (flows.RunState, error) {
 	r.pendingPatch = &p
 	return r.state, nil
 }
 
 // stepInputs are the cases phase p's steps run over, when the run has them.
-func (r *run) stepInputs(p flows.Phase) ([]StepCase, bool) {
+func (r *run) stepInputs(p flows.Phase) ([]flows.StepCase, bool) {
 	if len(p.Steps) == 0 {
 		return nil, false
 	}

@@ -10,6 +10,8 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 	"go.temporal.io/sdk/workflow"
+
+	"github.com/metaforge/metaforge/flows"
 )
 
 // StepCaller is the caller class of the tool calls a run makes itself.
@@ -20,7 +22,7 @@ const StepCaller = "design-flow"
 // evidence, each record a child ToolCall too. A step that fails is
 // reported on the phase; its gate then finds the evidence missing. JSON is
 // built and read by activities only: the workflow hands payloads through.
-func (r *run) runSteps(ctx workflow.Context, i int, cases []StepCase) error {
+func (r *run) runSteps(ctx workflow.Context, i int, cases []flows.StepCase) error {
 	p := r.flow.Phases[i]
 	ps := &r.state.Phases[i]
 	for si, s := range p.Steps {
@@ -30,7 +32,7 @@ func (r *run) runSteps(ctx workflow.Context, i int, cases []StepCase) error {
 				name = fmt.Sprintf("case %d", ci+1)
 			}
 			callID := r.stepCallID(p.Name, ps.Attempt, si, ci, "")
-			sr := StepRun{Name: fmt.Sprintf("%s: %s", s.Name, name), ToolID: s.ToolID, CallID: callID}
+			sr := flows.StepRun{Name: fmt.Sprintf("%s: %s", s.Name, name), ToolID: s.ToolID, CallID: callID}
 			res, err := r.stepCall(ctx, callID, s.ToolID, c.Arguments, fmt.Sprintf("%s, %s (run %s)", s.ToolID, name, r.state.RunID))
 			if err != nil {
 				return err
@@ -53,7 +55,7 @@ func (r *run) runSteps(ctx workflow.Context, i int, cases []StepCase) error {
 			ps.Steps = append(ps.Steps, sr)
 		}
 	}
-	r.state.Status = RunRunning
+	r.state.Status = flows.RunRunning
 	return nil
 }
 

@@ -32,12 +32,12 @@ func TestGateWindowEndingIsARejection(t *testing.T) {
 	env.RegisterDelayedCallback(func() {
 		env.UpdateWorkflow(workflows.ClaimUpdate, "claim", &testsuite.TestUpdateCallback{
 			OnReject: func(err error) { t.Errorf("claim refused: %v", err) }, OnAccept: func() {}, OnComplete: func(any, error) {}},
-			workflows.ClaimRequest{ClaimedBy: "client"})
+			flows.ClaimRequest{ClaimedBy: "client"})
 		env.UpdateWorkflow(workflows.SubmitUpdate, "submit", &testsuite.TestUpdateCallback{
 			OnReject: func(err error) { t.Errorf("submit refused: %v", err) }, OnAccept: func() {}, OnComplete: func(any, error) {}},
-			workflows.Submission{Phase: "requirements", Summary: "done", SubmittedBy: "client"})
+			flows.Submission{Phase: "requirements", Summary: "done", SubmittedBy: "client"})
 	}, time.Minute)
-	env.ExecuteWorkflow("DesignFlow", workflows.DesignFlowInput{RunID: "00000000000000aa", ProjectID: "p", Flow: f})
+	env.ExecuteWorkflow("DesignFlow", flows.DesignFlowInput{RunID: "00000000000000aa", ProjectID: "p", Flow: f})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +46,7 @@ func TestGateWindowEndingIsARejection(t *testing.T) {
 		t.Fatal(err)
 	}
 	g := res.State.Phases[0].Gate
-	if res.State.Status != workflows.RunRejected || g.Status != workflows.GateRejected || g.Decision == nil || g.Decision.Route != "window" {
+	if res.State.Status != flows.RunRejected || g.Status != flows.GateRejected || g.Decision == nil || g.Decision.Route != "window" {
 		t.Fatalf("after the window: status %s, gate %+v", res.State.Status, g)
 	}
 }
@@ -81,8 +81,8 @@ func TestStepEvidenceFailureReachesTheGate(t *testing.T) {
 		Steps: []flows.Step{{Name: "fea", ToolID: "calculix.run_fea", ForEach: "load_cases",
 			Records: []flows.EvidenceField{{Field: "max_displacement_mm", Metric: "max_displacement", Unit: "mm"}}}},
 		Gate: flows.Gate{Name: "G1-analysis", HumanDecision: true, WindowSeconds: 60}}}}
-	env.ExecuteWorkflow("DesignFlow", workflows.DesignFlowInput{RunID: "00000000000000bb", ProjectID: "p", Flow: f,
-		Inputs: map[string][]workflows.StepCase{"load_cases": {{Name: "tip", Arguments: []byte(`{}`), ValidAgainst: []string{"X"}}}}})
+	env.ExecuteWorkflow("DesignFlow", flows.DesignFlowInput{RunID: "00000000000000bb", ProjectID: "p", Flow: f,
+		Inputs: map[string][]flows.StepCase{"load_cases": {{Name: "tip", Arguments: []byte(`{}`), ValidAgainst: []string{"X"}}}}})
 	if err := env.GetWorkflowError(); err != nil {
 		t.Fatalf("the run failed instead of reaching its gate: %v", err)
 	}

@@ -28,6 +28,9 @@ type InvokeToolResponse struct {
 	OutputFiles []string        `json:"output_files,omitempty"`
 	DurationMs  float64         `json:"duration_ms"`
 	Attempt     int32           `json:"attempt"`
+	// Process is the durable process the tool's work is, for the call to
+	// run as its child; nil for a tool that did its work itself.
+	Process *ChildProcess `json:"process,omitempty"`
 }
 
 // InvokeToolFailure rides as the details of the activity's error, so the

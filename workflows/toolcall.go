@@ -87,7 +87,10 @@ func ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
 			return notApproved(in, a), nil
 		}
 	}
-	res := invokeTool(ctx, in, approval)
+	res, process := invokeTool(ctx, in, approval)
+	if process != nil {
+		res = runProcess(ctx, in, *process, res)
+	}
 	res.Approval = approval
 	return res, nil
 }
@@ -104,8 +107,9 @@ func notApproved(in ToolCallInput, a Approval) ToolCallResult {
 	}
 }
 
-// invokeTool runs the tool's activity and reports how it ended.
-func invokeTool(ctx workflow.Context, in ToolCallInput, approval *Approval) ToolCallResult {
+// invokeTool runs the tool's activity and reports how it ended, with the
+// durable process the tool prepared, if its work is one.
+func invokeTool(ctx workflow.Context, in ToolCallInput, approval *Approval) (ToolCallResult, *ChildProcess) {
 	timeout := time.Duration(in.TimeoutSeconds) * time.Second
 	policy := &temporal.RetryPolicy{
 		InitialInterval:    200 * time.Millisecond,
@@ -136,7 +140,7 @@ func invokeTool(ctx workflow.Context, in ToolCallInput, approval *Approval) Tool
 		Approval:       approval,
 	}).Get(ctx, &out)
 	if err != nil {
-		return failedCall(in, err)
+		return failedCall(in, err), nil
 	}
 	return ToolCallResult{
 		CallID:      in.CallID,
@@ -146,7 +150,7 @@ func invokeTool(ctx workflow.Context, in ToolCallInput, approval *Approval) Tool
 		DurationMs:  out.DurationMs,
 		OutputFiles: out.OutputFiles,
 		Attempts:    out.Attempt,
-	}
+	}, out.Process
 }
 
 // failedCall turns the activity's final error into the call's error result.

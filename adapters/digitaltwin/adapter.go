@@ -59,6 +59,10 @@ type tool struct {
 	run      handler
 }
 
+// follower reads the detached process a tool started, for a tool that
+// answers from it as it stands (adapters.ProcessFollower).
+type follower func(ctx context.Context, b *Backend, p adapters.Process, s adapters.ProcessStart) (json.RawMessage, bool, error)
+
 // family is one adapter: a set of tools sharing an id prefix.
 type family struct {
 	id      string
@@ -114,11 +118,27 @@ func (f *family) Call(ctx context.Context, toolID string, args json.RawMessage) 
 	if err != nil {
 		return nil, classify(err)
 	}
+	if res, ok := out.(*adapters.Result); ok {
+		return res, nil // a durable process for the call to run
+	}
 	data, err := json.Marshal(out)
 	if err != nil {
 		return nil, err
 	}
 	return &adapters.Result{Data: data}, nil
+}
+
+// FollowProcess reads the process a tool started, for its answer.
+func (f *family) FollowProcess(ctx context.Context, toolID string, p adapters.Process, s adapters.ProcessStart) (json.RawMessage, bool, error) {
+	follow, ok := followers[toolID]
+	if _, served := f.tools[toolID]; !ok || !served {
+		return nil, false, protocol.Invalid("%s started no process it answers from", toolID)
+	}
+	out, settled, err := follow(ctx, f.backend, p, s)
+	if err != nil {
+		return nil, false, classify(err)
+	}
+	return out, settled, nil
 }
 
 // Health asks the store, which is where these tools can fail.

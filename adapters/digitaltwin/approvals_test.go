@@ -202,15 +202,4 @@ func TestFlowFacts(t *testing.T) {
 	if _, err := be.FlowFacts(ctx, "no-such-project"); !errors.Is(err, twin.ErrNotFound) {
 		t.Errorf("an unknown project = %v", err)
 	}
-	// The worker finds the facts among the registered adapters.
-	type factsReader interface {
-		FlowFacts(ctx context.Context, projectID string) (flows.Facts, error)
-	}
-	fr, ok := d.by["twin"].(factsReader)
-	if !ok {
-		t.Fatal("the twin adapter does not read flow facts")
-	}
-	if viaAdapter, err := fr.FlowFacts(ctx, pid); err != nil || !reflect.DeepEqual(viaAdapter, facts) {
-		t.Errorf("facts through the adapter = %+v, %v", viaAdapter, err)
-	}
 }

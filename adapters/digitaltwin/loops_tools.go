@@ -6,19 +6,20 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"time"
+	"fmt"
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/protocol"
 )
 
-// LoopEngine runs design loops as durable workflows. The twin's loop tools
-// know nothing of Temporal: the server backs this with the DesignLoop
-// workflow.
+// LoopEngine reaches design loops, which are durable processes. The twin's
+// loop tools know nothing of Temporal: the server backs this with the
+// DesignLoop workflow.
 type LoopEngine interface {
-	// StartLoop starts the loop, or finds the one already started with
-	// the same inputs (duplicate).
-	StartLoop(ctx context.Context, s LoopStart) (duplicate bool, err error)
+	// LoopProcess describes the loop as the detached process that runs
+	// it; the starting call's workflow starts it as its child, or finds
+	// the one already started with the same inputs (a duplicate).
+	LoopProcess(s LoopStart) (adapters.Process, error)
 	// LoopState is the loop's state, and whether it still runs.
 	LoopState(ctx context.Context, loopID string) (state json.RawMessage, running bool, err error)
 	// ApproveLoop records a person's approval of a converged loop.
@@ -76,6 +77,12 @@ func startLoopTool(id, parameter string) tool {
 		Idempotent:  true, TimeoutSeconds: 180}, func(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
 		return startLoop(ctx, b, raw, parameter)
 	}}
+}
+
+// followers are the tools that answer from the loop they started.
+var followers = map[string]follower{
+	"twin.start_design_loop":             followLoop,
+	"twin.start_tube_height_design_loop": followLoop,
 }
 
 func getLoopTool() tool {
@@ -152,7 +159,7 @@ func startLoop(ctx context.Context, b *Backend, raw json.RawMessage, parameter s
 		s.MaxIterations = iterationsFor(s.MaxMM-s.MinMM, s.ToleranceMM)
 	}
 	s.LoopID = loopID(s)
-	duplicate, err := engine.StartLoop(ctx, s)
+	proc, err := engine.LoopProcess(s)
 	if err != nil {
 		return nil, err
 	}
@@ -160,12 +167,38 @@ func startLoop(ctx context.Context, b *Backend, raw json.RawMessage, parameter s
 	if a.WaitSeconds != nil {
 		wait = *a.WaitSeconds
 	}
-	state, err := awaitSearch(ctx, engine, s.LoopID, time.Duration(wait)*time.Second)
+	proc.Answer, err = json.Marshal(map[string]any{"loop_id": s.LoopID, "workflow_id": "design-loop-" + s.LoopID,
+		"max_iterations": s.MaxIterations, "parameter_name": parameter, "range_mm": []float64{s.MinMM, s.MaxMM}})
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"loop_id": s.LoopID, "workflow_id": "design-loop-" + s.LoopID, "duplicate": duplicate,
-		"max_iterations": s.MaxIterations, "parameter_name": parameter, "range_mm": []float64{s.MinMM, s.MaxMM}, "state": state}, nil
+	proc.Follow, proc.FollowSeconds = true, wait
+	return &adapters.Result{Process: &proc}, nil
+}
+
+// followLoop answers a loop's start with the loop as it stands: settled
+// once it has stopped searching (converged, infeasible, out of budget).
+func followLoop(ctx context.Context, b *Backend, p adapters.Process, s adapters.ProcessStart) (json.RawMessage, bool, error) {
+	engine, err := b.loops()
+	if err != nil {
+		return nil, false, err
+	}
+	var answer map[string]any
+	if err := json.Unmarshal(p.Answer, &answer); err != nil {
+		return nil, false, fmt.Errorf("the loop's start answer cannot be read: %w", err)
+	}
+	loopID, _ := answer["loop_id"].(string)
+	state, _, err := engine.LoopState(ctx, loopID)
+	if err != nil {
+		return nil, false, err
+	}
+	var st struct {
+		Status string `json:"status"`
+	}
+	_ = json.Unmarshal(state, &st)
+	answer["duplicate"], answer["state"] = s.Duplicate, state
+	out, err := json.Marshal(answer)
+	return out, st.Status != "running", err
 }
 
 // loopRange is the default search range: from half a millimetre (or the
@@ -193,29 +226,6 @@ func loopID(s LoopStart) string {
 		s.ToleranceMM, s.MaxIterations})
 	sum := sha256.Sum256(key)
 	return hex.EncodeToString(sum[:8])
-}
-
-// awaitSearch waits up to wait for the loop to stop searching.
-func awaitSearch(ctx context.Context, e LoopEngine, id string, wait time.Duration) (json.RawMessage, error) {
-	deadline := time.Now().Add(wait)
-	for {
-		state, _, err := e.LoopState(ctx, id)
-		if err != nil {
-			return nil, err
-		}
-		var st struct {
-			Status string `json:"status"`
-		}
-		_ = json.Unmarshal(state, &st)
-		if st.Status != "running" || !time.Now().Before(deadline) {
-			return state, nil
-		}
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
 }
 
 func getLoop(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {

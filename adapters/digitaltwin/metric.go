@@ -13,10 +13,12 @@ import (
 	"github.com/metaforge/metaforge/twin"
 )
 
-// MetricEngine runs a tiered evaluation as a durable workflow: tier 2 is a
-// real solver call, a child ToolCall, so the evaluation survives a restart.
+// MetricEngine describes a tiered evaluation as the durable process that
+// runs it (tier 2 is a real solver call, a child ToolCall, so the
+// evaluation survives a restart); the call's workflow runs that process as
+// its child.
 type MetricEngine interface {
-	EvaluateMetric(ctx context.Context, m MetricCall) (json.RawMessage, error)
+	MetricProcess(m MetricCall) (adapters.Process, error)
 }
 
 // MetricCall is one tiered evaluation of a work product's metric.
@@ -90,11 +92,11 @@ func evaluateMetric(ctx context.Context, b *Backend, raw json.RawMessage) (any, 
 	if a.BandPct != nil {
 		m.BandPct = *a.BandPct
 	}
-	out, err := b.Metrics.EvaluateMetric(ctx, m)
+	proc, err := b.Metrics.MetricProcess(m)
 	if err != nil {
 		return nil, err
 	}
-	return json.RawMessage(out), nil
+	return &adapters.Result{Process: &proc}, nil
 }
 
 // UnmarshalJSON reads tier2 as the tool's schema names it.

@@ -9,9 +9,10 @@ import (
 	"github.com/metaforge/metaforge/protocol"
 )
 
-// ThermalEngine runs a thermal evaluation as a durable workflow.
+// ThermalEngine describes a thermal evaluation as the durable process that
+// runs it; the call's workflow runs that process as its child.
 type ThermalEngine interface {
-	EvaluateThermal(ctx context.Context, t ThermalCall) (json.RawMessage, error)
+	ThermalProcess(t ThermalCall) (adapters.Process, error)
 }
 
 // ThermalCall is one steady-state thermal evaluation of a work product.
@@ -76,11 +77,11 @@ func evaluateThermalMetric(ctx context.Context, b *Backend, raw json.RawMessage)
 	if a.SinkC != nil {
 		t.SinkTemperatureC = *a.SinkC
 	}
-	out, err := b.Thermal.EvaluateThermal(ctx, t)
+	proc, err := b.Thermal.ThermalProcess(t)
 	if err != nil {
 		return nil, err
 	}
-	return json.RawMessage(out), nil
+	return &adapters.Result{Process: &proc}, nil
 }
 
 // BarOf is the work product's bar for a hand calculation: its length along

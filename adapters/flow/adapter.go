@@ -16,24 +16,26 @@ import (
 	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/twin"
-	"github.com/metaforge/metaforge/workflows"
 )
 
 // Engine runs design flows. Its errors that a person must act on wrap
 // ErrRefused, so they reach the client as a refusal with the reason.
 type Engine interface {
-	StartRun(ctx context.Context, in workflows.DesignFlowInput) error
-	RunState(ctx context.Context, runID string) (workflows.RunState, error)
-	ListRuns(ctx context.Context, projectID string) ([]workflows.RunState, error)
-	Claim(ctx context.Context, runID string, c workflows.ClaimRequest) (workflows.PhaseBrief, error)
-	Submit(ctx context.Context, runID string, s workflows.Submission) (workflows.RunState, error)
-	EvaluateGate(ctx context.Context, runID string) (workflows.GateState, error)
-	Patch(ctx context.Context, runID string, p workflows.PatchRequest) (workflows.RunState, error)
-	ProposeDecision(ctx context.Context, runID string, d workflows.ProposedDecision) (workflows.GateState, error)
-	// HoldForApproval puts a human-authority tool call (id callID) in the
-	// approvals queue for an identified person and returns its approval
-	// id. Holding the same call again finds the first.
-	HoldForApproval(ctx context.Context, toolID string, args json.RawMessage, projectID, summary, callID string) (string, error)
+	// RunProcess describes a run as the durable process that runs it; the
+	// starting call's workflow starts it as its child.
+	RunProcess(in flows.DesignFlowInput) (adapters.Process, error)
+	RunState(ctx context.Context, runID string) (flows.RunState, error)
+	ListRuns(ctx context.Context, projectID string) ([]flows.RunState, error)
+	Claim(ctx context.Context, runID string, c flows.ClaimRequest) (flows.PhaseBrief, error)
+	Submit(ctx context.Context, runID string, s flows.Submission) (flows.RunState, error)
+	EvaluateGate(ctx context.Context, runID string) (flows.GateState, error)
+	Patch(ctx context.Context, runID string, p flows.PatchRequest) (flows.RunState, error)
+	ProposeDecision(ctx context.Context, runID string, d flows.ProposedDecision) (flows.GateState, error)
+	// ApprovalProcess describes a human-authority tool call (id callID)
+	// held in the approvals queue for an identified person; the asking
+	// call's workflow starts it as its child. Its approval id is callID,
+	// and holding the same call again finds the first.
+	ApprovalProcess(toolID string, args json.RawMessage, projectID, summary, callID string) (adapters.Process, error)
 }
 
 // ErrRefused marks an engine error that is the request's fault (a gate
@@ -106,6 +108,9 @@ func (f *family) Call(ctx context.Context, toolID string, args json.RawMessage) 
 			data, err := t.h(ctx, f.s, args)
 			if err != nil {
 				return nil, classify(err)
+			}
+			if res, ok := data.(*adapters.Result); ok {
+				return res, nil // a durable process for the call to run
 			}
 			raw, err := json.Marshal(data)
 			if err != nil {

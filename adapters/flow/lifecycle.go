@@ -7,7 +7,6 @@ import (
 
 	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/protocol"
-	"github.com/metaforge/metaforge/workflows"
 )
 
 // gap is a tool a phase needs that this server does not serve.
@@ -84,7 +83,7 @@ func lifecycle(ctx context.Context, s *Service, raw json.RawMessage) (any, error
 	var phases []map[string]any
 	for i, ps := range st.Phases {
 		row := map[string]any{"phase": ps.Name, "execution": ps.Status, "attempt": ps.Attempt,
-			"eligible": i == st.PhaseIndex && ps.Status == workflows.PhaseWaitingForClient, "gate": ps.Gate.Status}
+			"eligible": i == st.PhaseIndex && ps.Status == flows.PhaseWaitingForClient, "gate": ps.Gate.Status}
 		if ps.Gate.Result != nil {
 			row["gate_result"] = ps.Gate.Result.Status
 		}

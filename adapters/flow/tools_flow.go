@@ -13,7 +13,6 @@ import (
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/protocol"
-	"github.com/metaforge/metaforge/workflows"
 )
 
 const runIDProp = `"run_id":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"the run's id, from flow.start_run"}`
@@ -183,19 +182,20 @@ func propose(ctx context.Context, s *Service, raw json.RawMessage) (any, error) 
 		"comment": fmt.Sprintf("approve flow version %s (%s) to be run", n.ID, tailored.ID)})
 	summary := fmt.Sprintf("Approve design flow %s for %q: %d phases, %d changes from the template", tailored.ID, clip(a.Goal, 200),
 		len(tailored.Phases), len(changes))
-	approvalID, err := s.Engine.HoldForApproval(ctx, ApproveTool, args, a.ProjectID, summary, approvalCallID(n.ID))
+	approvalID := approvalCallID(n.ID)
+	hold, err := s.Engine.ApprovalProcess(ApproveTool, args, a.ProjectID, summary, approvalID)
 	if err != nil {
 		return nil, fmt.Errorf("the version %s is recorded but its approval could not be queued: %w", n.ID, err)
 	}
-	return map[string]any{"status": "proposed", "flow_version_id": n.ID, "approval_id": approvalID, "flow": tailored,
+	return detached(hold, map[string]any{"status": "proposed", "flow_version_id": n.ID, "approval_id": approvalID, "flow": tailored,
 		"changes": changes, "intent": intent,
 		"next": "an identified person approves " + approvalID + " (the /approvals page, POST /v1/approvals/" + approvalID +
-			"/decision, or metaforge approve " + approvalID + "); then flow.start_run with flow_version_id " + n.ID}, nil
+			"/decision, or metaforge approve " + approvalID + "); then flow.start_run with flow_version_id " + n.ID})
 }
 
 type startArgs struct {
-	FlowVersionID string                          `json:"flow_version_id"`
-	Inputs        map[string][]workflows.StepCase `json:"inputs"`
+	FlowVersionID string                      `json:"flow_version_id"`
+	Inputs        map[string][]flows.StepCase `json:"inputs"`
 }
 
 func startRun(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
@@ -223,14 +223,15 @@ func start(ctx context.Context, s *Service, a startArgs) (any, error) {
 	if runID == "" {
 		return nil, errors.New("a run is started by a tool call, which names it")
 	}
-	in := workflows.DesignFlowInput{RunID: runID, ProjectID: v.ProjectID, Goal: v.Goal, FlowVersionID: v.ID, Flow: v.Flow,
+	in := flows.DesignFlowInput{RunID: runID, ProjectID: v.ProjectID, Goal: v.Goal, FlowVersionID: v.ID, Flow: v.Flow,
 		StartedBy: claimant(ci), Inputs: a.Inputs}
-	if err := s.Engine.StartRun(ctx, in); err != nil {
+	run, err := s.Engine.RunProcess(in)
+	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"run_id": runID, "workflow_id": workflows.DesignFlowWorkflowID(runID), "project_id": v.ProjectID,
+	return detached(run, map[string]any{"run_id": runID, "workflow_id": run.ID, "project_id": v.ProjectID,
 		"flow": v.Flow.ID, "flow_version_id": v.ID, "approved_by": v.ApprovedBy, "first_phase": v.Flow.Phases[0].Name,
-		"next": "phase.list_tasks, then phase.claim with this run_id"}, nil
+		"next": "phase.list_tasks, then phase.claim with this run_id"})
 }
 
 func status(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
@@ -238,18 +239,18 @@ func status(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
 }
 
 // runOf is the state of the run a tool's only argument, run_id, names.
-func runOf(ctx context.Context, s *Service, raw json.RawMessage) (workflows.RunState, error) {
+func runOf(ctx context.Context, s *Service, raw json.RawMessage) (flows.RunState, error) {
 	var a struct {
 		RunID string `json:"run_id"`
 	}
 	if err := decode(raw, &a); err != nil {
-		return workflows.RunState{}, err
+		return flows.RunState{}, err
 	}
 	return s.Engine.RunState(ctx, a.RunID)
 }
 
 // runAndFacts is the run run_id names and what its project's twin holds.
-func runAndFacts(ctx context.Context, s *Service, raw json.RawMessage) (workflows.RunState, flows.Facts, error) {
+func runAndFacts(ctx context.Context, s *Service, raw json.RawMessage) (flows.RunState, flows.Facts, error) {
 	st, err := runOf(ctx, s, raw)
 	if err != nil {
 		return st, flows.Facts{}, err
@@ -274,7 +275,7 @@ func awaitGate(ctx context.Context, s *Service, raw json.RawMessage) (any, error
 	if err != nil {
 		return nil, err
 	}
-	if st.Status != workflows.RunAtGate {
+	if st.Status != flows.RunAtGate {
 		return map[string]any{"run_id": a.RunID, "at_gate": false, "status": st.Status, "phase": st.Phase,
 			"detail": fmt.Sprintf("no gate is waiting after %ds: the run is %s", wait, st.Status)}, nil
 	}
@@ -289,7 +290,7 @@ func awaitGate(ctx context.Context, s *Service, raw json.RawMessage) (any, error
 // gateQuestion asks the person in the client's chat how to decide the gate,
 // offering only the decisions it allows. The answer is a proposal: an
 // identified person confirms it (REST, CLI, the /runs page).
-func gateQuestion(st workflows.RunState, gate workflows.GateState) adapters.AskPerson {
+func gateQuestion(st flows.RunState, gate flows.GateState) adapters.AskPerson {
 	var lines []string
 	if gate.Result != nil {
 		for _, c := range gate.Result.Criteria {
@@ -311,7 +312,7 @@ func gateQuestion(st workflows.RunState, gate workflows.GateState) adapters.AskP
 	for _, p := range st.Phases[:st.PhaseIndex+1] {
 		done = append(done, p.Name)
 	}
-	if slices.Contains(gate.Allowed, workflows.DecisionRework) {
+	if slices.Contains(gate.Allowed, flows.DecisionRework) {
 		props["rework_to"] = map[string]any{"type": "string", "title": "Rework from phase (for rework)", "enum": done}
 	}
 	schema, _ := json.Marshal(map[string]any{"type": "object", "properties": props, "required": []string{"decision"}})
@@ -333,7 +334,7 @@ func proposeGateDecision(ctx context.Context, s *Service, raw json.RawMessage) (
 		return nil, err
 	}
 	ci := adapters.CallInfoFrom(ctx)
-	g, err := s.Engine.ProposeDecision(ctx, a.RunID, workflows.ProposedDecision{Gate: a.Gate, Decision: a.Answer.Decision,
+	g, err := s.Engine.ProposeDecision(ctx, a.RunID, flows.ProposedDecision{Gate: a.Gate, Decision: a.Answer.Decision,
 		ReworkTo: a.Answer.ReworkTo, Comment: a.Answer.Comment, Client: ci.Client, SessionID: ci.SessionID})
 	if err != nil {
 		return nil, err
@@ -374,7 +375,7 @@ func patchRun(ctx context.Context, s *Service, raw json.RawMessage) (any, error)
 	if ci.ApprovedBy == "" {
 		return nil, protocol.Refusal("a patch applies only once an identified person approved it; flow.patch is always held for one")
 	}
-	st, err := s.Engine.Patch(ctx, a.RunID, workflows.PatchRequest{Patch: a.Patch, ApprovedBy: ci.ApprovedBy})
+	st, err := s.Engine.Patch(ctx, a.RunID, flows.PatchRequest{Patch: a.Patch, ApprovedBy: ci.ApprovedBy})
 	if err != nil {
 		return nil, err
 	}
@@ -400,4 +401,15 @@ func phaseNames(f flows.Flow) string {
 		out = append(out, p.Name)
 	}
 	return strings.Join(out, ", ")
+}
+
+// detached answers a call whose work goes on as a detached process: the
+// call's workflow starts it, then answers with answer.
+func detached(p adapters.Process, answer map[string]any) (*adapters.Result, error) {
+	raw, err := json.Marshal(answer)
+	if err != nil {
+		return nil, err
+	}
+	p.Detached, p.Answer = true, raw
+	return &adapters.Result{Process: &p}, nil
 }

@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/twin"
-	"github.com/metaforge/metaforge/workflows"
 )
 
 func phaseTools() []tool {
@@ -51,7 +51,7 @@ func listTasks(ctx context.Context, s *Service, raw json.RawMessage) (any, error
 			continue
 		}
 		ps := r.Phases[r.PhaseIndex]
-		if ps.Status != workflows.PhaseWaitingForClient && ps.Status != workflows.PhaseClaimed {
+		if ps.Status != flows.PhaseWaitingForClient && ps.Status != flows.PhaseClaimed {
 			continue
 		}
 		t := map[string]any{"task_id": r.RunID + ":" + ps.Name, "run_id": r.RunID, "project_id": r.ProjectID, "flow": r.FlowID,
@@ -72,7 +72,7 @@ func claim(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
 	if err := decode(raw, &a); err != nil {
 		return nil, err
 	}
-	return s.Engine.Claim(ctx, a.RunID, workflows.ClaimRequest{Phase: a.Phase, ClaimedBy: claimant(adapters.CallInfoFrom(ctx))})
+	return s.Engine.Claim(ctx, a.RunID, flows.ClaimRequest{Phase: a.Phase, ClaimedBy: claimant(adapters.CallInfoFrom(ctx))})
 }
 
 func submit(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
@@ -98,7 +98,7 @@ func submit(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
 			return nil, err
 		}
 	}
-	after, err := s.Engine.Submit(ctx, a.RunID, workflows.Submission{Phase: a.Phase, Summary: a.Summary, RecordedIDs: a.RecordedIDs,
+	after, err := s.Engine.Submit(ctx, a.RunID, flows.Submission{Phase: a.Phase, Summary: a.Summary, RecordedIDs: a.RecordedIDs,
 		SubmittedBy: claimant(adapters.CallInfoFrom(ctx))})
 	if err != nil {
 		return nil, err
@@ -108,15 +108,15 @@ func submit(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
 }
 
 // waitForGate polls a run until it is at a gate or has ended, up to wait.
-func waitForGate(ctx context.Context, e Engine, runID string, waitSeconds int) (workflows.RunState, error) {
+func waitForGate(ctx context.Context, e Engine, runID string, waitSeconds int) (flows.RunState, error) {
 	deadline := time.Now().Add(time.Duration(waitSeconds) * time.Second)
 	for {
 		st, err := e.RunState(ctx, runID)
 		if err != nil {
 			return st, err
 		}
-		ended := st.Status == workflows.RunRejected || st.Status == workflows.RunCompletedVerified || st.Status == workflows.RunCompletedUnverified
-		if st.Status == workflows.RunAtGate || ended || !time.Now().Before(deadline) {
+		ended := st.Status == flows.RunRejected || st.Status == flows.RunCompletedVerified || st.Status == flows.RunCompletedUnverified
+		if st.Status == flows.RunAtGate || ended || !time.Now().Before(deadline) {
 			return st, nil
 		}
 		select {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/flow"
+	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/workflows"
@@ -174,12 +175,12 @@ func runGateDecision(ctx context.Context, args []string, out io.Writer) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	d := workflows.GateDecision{Comment: *comment, Decider: strings.TrimSpace(*as), Route: workflows.RouteDashboard, ReworkTo: *reworkTo}
+	d := flows.GateDecision{Comment: *comment, Decider: strings.TrimSpace(*as), Route: workflows.RouteDashboard, ReworkTo: *reworkTo}
 	chosen := 0
 	for _, c := range []struct {
 		on       bool
 		decision string
-	}{{*approve, workflows.DecisionApprove}, {*reject, workflows.DecisionReject}, {*reworkTo != "", workflows.DecisionRework}} {
+	}{{*approve, flows.DecisionApprove}, {*reject, flows.DecisionReject}, {*reworkTo != "", flows.DecisionRework}} {
 		if c.on {
 			d.Decision = c.decision
 			chosen++

@@ -59,8 +59,7 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 		return nil, err
 	}
 	rt := &runtime{temporal: t, twin: tw, runs: &runs.Service{Client: t.Client, Namespace: t.Namespace}, ops: ops, profile: rtOpts.profile}
-	metrics := &runs.Metrics{Client: t.Client}
-	tw.Loops, tw.Metrics, tw.Thermal = &runs.Loops{Client: t.Client}, metrics, metrics
+	tw.Loops, tw.Metrics, tw.Thermal = &runs.Loops{Client: t.Client}, runs.Metrics{}, runs.Metrics{}
 	if ops.ledger != nil {
 		tw.Activity = ledger.Activity{Ledger: ops.ledger}
 	}
@@ -84,8 +83,8 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 			rt.stop()
 			return nil, err
 		}
-		rt.workers, err = worker.StartWorkersWith(t.Client, rt.registry, queues, logger, worker.Solvers{
-			Runtimes: ops.solvers.runtimes, WorkspaceRoot: ws.Root, ReadRoots: ws.Extra,
+		rt.workers, err = worker.StartWorkersWith(t.Client, rt.registry, queues, logger, worker.Deps{
+			Runtimes: ops.solvers.runtimes, WorkspaceRoot: ws.Root, ReadRoots: ws.Extra, Twin: tw,
 		})
 		if err != nil {
 			rt.stop()

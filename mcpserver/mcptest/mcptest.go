@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/metaforge/metaforge/activities"
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/call"
 	"github.com/metaforge/metaforge/adapters/health"
@@ -45,6 +46,18 @@ func Start(t testing.TB, extra ...adapters.Adapter) *Stack {
 // through the approvals queue over this stack's Temporal.
 func StartConfigured(t testing.TB, configure func(*mcpserver.Options), extra ...adapters.Adapter) *Stack {
 	t.Helper()
+	return start(t, worker.Deps{}, configure, extra)
+}
+
+// StartWithTwin is Start with the twin the workflows' activities use
+// (gates, design loops, evaluations), as metaforge serve wires it.
+func StartWithTwin(t testing.TB, tw activities.Twin, extra ...adapters.Adapter) *Stack {
+	t.Helper()
+	return start(t, worker.Deps{Twin: tw}, nil, extra)
+}
+
+func start(t testing.TB, deps worker.Deps, configure func(*mcpserver.Options), extra []adapters.Adapter) *Stack {
+	t.Helper()
 	tmp := workertest.StartTemporal(t)
 	reg := adapters.NewRegistry()
 	checker := &health.Checker{Service: "metaforge-mcp", Version: "test", Started: time.Now(), Registry: reg,
@@ -55,7 +68,7 @@ func StartConfigured(t testing.TB, configure func(*mcpserver.Options), extra ...
 			t.Fatal(err)
 		}
 	}
-	workertest.StartWorkers(t, tmp, reg)
+	workertest.StartWorkersWith(t, tmp, reg, deps)
 	opts := mcpserver.Options{
 		Registry: reg,
 		Engine:   mcpserver.TemporalEngine{Client: tmp.Client, Eager: true},

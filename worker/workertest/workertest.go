@@ -36,7 +36,14 @@ func StartTemporal(t testing.TB) *worker.Temporal {
 // StartWorkers runs workers for every queue of reg until the test ends.
 func StartWorkers(t testing.TB, tmp *worker.Temporal, reg *adapters.Registry) *worker.Workers {
 	t.Helper()
-	w, err := worker.StartWorkers(tmp.Client, reg, worker.AllQueues(reg), QuietLogger())
+	return StartWorkersWith(t, tmp, reg, worker.Deps{})
+}
+
+// StartWorkersWith is StartWorkers with the workers' dependencies (the
+// twin the workflows' activities use).
+func StartWorkersWith(t testing.TB, tmp *worker.Temporal, reg *adapters.Registry, d worker.Deps) *worker.Workers {
+	t.Helper()
+	w, err := worker.StartWorkersWith(tmp.Client, reg, worker.AllQueues(reg), QuietLogger(), d)
 	if err != nil {
 		t.Fatalf("start workers: %v", err)
 	}

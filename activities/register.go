@@ -1,0 +1,61 @@
+package activities
+
+import (
+	"go.temporal.io/sdk/activity"
+	"go.temporal.io/sdk/worker"
+
+	"github.com/metaforge/metaforge/workflows"
+)
+
+// Twin is the twin as the workflows' activities read and record it: the
+// facts a gate is judged on, design loops, and evaluations. The twin's
+// backend implements it; nil is a worker without a twin, whose twin
+// activities fail and say so.
+type Twin interface {
+	FactsReader
+	LoopTwin
+	MetricTwin
+	ThermalTwin
+}
+
+// RegisterToolActivities registers, on an adapter queue's worker, the
+// activities that run tools there: InvokeTool, and FollowProcess for a
+// tool that answers from the process it started.
+func RegisterToolActivities(r worker.ActivityRegistry, t *Tools) {
+	r.RegisterActivityWithOptions(t.InvokeTool, activity.RegisterOptions{Name: workflows.InvokeToolActivity})
+	r.RegisterActivityWithOptions(t.FollowProcess, activity.RegisterOptions{Name: workflows.FollowProcessActivity})
+}
+
+// RegisterWorkflowActivities registers, on the "metaforge" queue's worker,
+// the activities the workflows run there: gates and step calls of design
+// flows, design loops, and the evaluations. registry resolves the tools a
+// step calls.
+func RegisterWorkflowActivities(r worker.ActivityRegistry, tools *Tools, twin Twin) {
+	designFlows := &DesignFlows{Registry: tools.Registry}
+	loops := &DesignLoops{}
+	metrics := &Metrics{Steps: designFlows}
+	thermal := &Thermal{Steps: designFlows}
+	if twin != nil {
+		designFlows.Facts, loops.Twin, metrics.Twin, thermal.Twin = twin, twin, twin, twin
+	} else {
+		designFlows.Facts = noTwin{}
+	}
+	for name, fn := range map[string]any{
+		workflows.EvaluateGateActivity:             designFlows.EvaluateGate,
+		workflows.VerifyCompletionActivity:         designFlows.VerifyCompletion,
+		workflows.PrepareStepCallActivity:          designFlows.PrepareStepCall,
+		workflows.PrepareStepEvidenceActivity:      designFlows.PrepareStepEvidence,
+		workflows.EvaluateLoopCandidateActivity:    loops.EvaluateLoopCandidate,
+		workflows.RecordLoopActivity:               loops.RecordLoop,
+		workflows.RecordLoopIterationActivity:      loops.RecordLoopIteration,
+		workflows.RecordLoopOutcomeActivity:        loops.RecordLoopOutcome,
+		workflows.Tier0MetricActivity:              metrics.Tier0Metric,
+		workflows.PrepareTier2CallActivity:         metrics.PrepareTier2Call,
+		workflows.RecordTier2MetricActivity:        metrics.RecordTier2Metric,
+		workflows.PrepareThermalCallsActivity:      thermal.PrepareThermalCalls,
+		workflows.PrepareThermalCrossCheckActivity: thermal.PrepareThermalCrossCheck,
+		workflows.RecordThermalMetricActivity:      thermal.RecordThermalMetric,
+	} {
+		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
+	}
+}
