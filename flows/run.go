@@ -12,12 +12,12 @@ import (
 
 // DesignFlowInput starts a run, or continues one after a patch (Resume).
 type DesignFlowInput struct {
-	RunID         string     `json:"run_id"`
-	ProjectID     string     `json:"project_id"`
-	Goal          string     `json:"goal"`
-	FlowVersionID string     `json:"flow_version_id"`
-	Flow          Flow `json:"flow"`
-	StartedBy     string     `json:"started_by,omitempty"`
+	RunID         string `json:"run_id"`
+	ProjectID     string `json:"project_id"`
+	Goal          string `json:"goal"`
+	FlowVersionID string `json:"flow_version_id"`
+	Flow          Flow   `json:"flow"`
+	StartedBy     string `json:"started_by,omitempty"`
 	// Inputs are named run inputs steps read (load_cases: one FEA each).
 	Inputs map[string][]StepCase `json:"inputs,omitempty"`
 	// Resume is the state a continued run carries over.
@@ -59,13 +59,13 @@ type PhaseState struct {
 
 // GateState is a gate's criteria and decision.
 type GateState struct {
-	Name          string            `json:"name"`
-	Status        string            `json:"status"` // none, waiting, approved, rejected
-	WindowSeconds int               `json:"window_seconds"`
-	WaitingSince  *time.Time        `json:"waiting_since,omitempty"`
-	Result        *GateResult `json:"result,omitempty"`
-	EvaluatedAt   *time.Time        `json:"evaluated_at,omitempty"`
-	Decision      *GateDecision     `json:"decision,omitempty"`
+	Name          string        `json:"name"`
+	Status        string        `json:"status"` // none, waiting, approved, rejected
+	WindowSeconds int           `json:"window_seconds"`
+	WaitingSince  *time.Time    `json:"waiting_since,omitempty"`
+	Result        *GateResult   `json:"result,omitempty"`
+	EvaluatedAt   *time.Time    `json:"evaluated_at,omitempty"`
+	Decision      *GateDecision `json:"decision,omitempty"`
 	// Allowed are the decisions the gate accepts now.
 	Allowed []string `json:"allowed,omitempty"`
 	// Proposed is the decision last proposed in a client's chat, waiting
@@ -94,15 +94,15 @@ type ClaimRequest struct {
 
 // PhaseBrief is what a claim returns: what to do and what the gate checks.
 type PhaseBrief struct {
-	RunID        string            `json:"run_id"`
-	ProjectID    string            `json:"project_id"`
-	Goal         string            `json:"goal"`
-	Phase        string            `json:"phase"`
-	Attempt      int               `json:"attempt"`
-	Brief        string            `json:"brief"`
-	Deliverables []string          `json:"deliverables"`
-	Tools        []string          `json:"tools"`
-	Gate         string            `json:"gate"`
+	RunID        string      `json:"run_id"`
+	ProjectID    string      `json:"project_id"`
+	Goal         string      `json:"goal"`
+	Phase        string      `json:"phase"`
+	Attempt      int         `json:"attempt"`
+	Brief        string      `json:"brief"`
+	Deliverables []string    `json:"deliverables"`
+	Tools        []string    `json:"tools"`
+	Gate         string      `json:"gate"`
 	Criteria     []Criterion `json:"criteria"`
 	// LastGate is the gate's last judgement, when the phase is being
 	// reworked: what failed before.
@@ -152,25 +152,25 @@ type GateDecision struct {
 
 // PatchRequest applies a patch a person approved.
 type PatchRequest struct {
-	Patch      Patch `json:"patch"`
-	ApprovedBy string      `json:"approved_by"`
+	Patch      Patch  `json:"patch"`
+	ApprovedBy string `json:"approved_by"`
 }
 
 // AppliedPatch is a patch the run took.
 type AppliedPatch struct {
-	Patch      Patch `json:"patch"`
-	ApprovedBy string      `json:"approved_by"`
-	AtPhase    string      `json:"at_phase"`
-	ResumeAt   string      `json:"resume_at"`
-	AppliedAt  time.Time   `json:"applied_at"`
+	Patch      Patch     `json:"patch"`
+	ApprovedBy string    `json:"approved_by"`
+	AtPhase    string    `json:"at_phase"`
+	ResumeAt   string    `json:"resume_at"`
+	AppliedAt  time.Time `json:"applied_at"`
 }
 
 // Verdict is a run's completion verdict: COMPLETED_VERIFIED only when
 // every requirement passes with current evidence.
 type Verdict struct {
-	Verdict      string              `json:"verdict"`
+	Verdict      string        `json:"verdict"`
 	Requirements []Requirement `json:"requirements"`
-	Blocking     []string            `json:"blocking,omitempty"`
+	Blocking     []string      `json:"blocking,omitempty"`
 }
 
 // Run statuses.
