@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/metaforge/metaforge/internal/units"
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
@@ -201,7 +202,7 @@ func (rc *violationInputs) readings(r setRequirement) ([]heldValue, []string, er
 			notes = append(notes, fmt.Sprintf("a unit on evidence %s (its value %g cannot be compared to a limit in %s)", ev.ID, v, r.Unit))
 			continue
 		}
-		inUnit, err := convert(v, unit, r.Unit)
+		inUnit, err := units.Convert(v, unit, r.Unit)
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("evidence %s in a unit comparable to %s (%v)", ev.ID, r.Unit, err))
 			continue
@@ -211,8 +212,8 @@ func (rc *violationInputs) readings(r setRequirement) ([]heldValue, []string, er
 			return nil, nil, err
 		}
 		rd := heldValue{kind: "evidence", nodeID: ev.ID, spec: specReading{value: inUnit}, stale: f.Stale, against: f.Against}
-		if normalizeUnit(unit) != normalizeUnit(r.Unit) {
-			rd.given = unitQuantity{Value: v, Unit: normalizeUnit(unit)}.String()
+		if units.Normalize(unit) != units.Normalize(r.Unit) {
+			rd.given = units.Quantity{Value: v, Unit: units.Normalize(unit)}.String()
 		}
 		out = append(out, rd)
 	}
@@ -427,11 +428,11 @@ type evidenceCheck struct {
 }
 
 func (ck evidenceCheck) limit() string {
-	return strings.TrimSpace(fmt.Sprintf("%s %s %s", ck.c.Operator, formatFloat(*ck.c.Limit), ck.c.Unit))
+	return strings.TrimSpace(fmt.Sprintf("%s %s %s", ck.c.Operator, units.Format(*ck.c.Limit), ck.c.Unit))
 }
 
 func (ck evidenceCheck) measured() string {
-	return strings.TrimSpace(fmt.Sprintf("%s = %s %s", ck.metric, formatFloat(ck.value), ck.unit))
+	return strings.TrimSpace(fmt.Sprintf("%s = %s %s", ck.metric, units.Format(ck.value), ck.unit))
 }
 
 func (ck evidenceCheck) entry() map[string]any {
@@ -478,7 +479,7 @@ func satisfies(value float64, unit string, c constraint) (ok, comparable bool) {
 		return false, false
 	}
 	if strings.TrimSpace(unit) != "" || strings.TrimSpace(c.Unit) != "" {
-		v, err := convert(value, unit, c.Unit)
+		v, err := units.Convert(value, unit, c.Unit)
 		if err != nil {
 			return false, false
 		}

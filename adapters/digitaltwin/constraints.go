@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/metaforge/metaforge/internal/units"
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
@@ -65,26 +66,26 @@ var metricDimensionHints = []struct {
 	dim     string
 }{
 	{[]string{"thermal_resistance", "thermal_impedance"}, ""},
-	{[]string{"von_mises", "stress", "strength", "pressure", "modulus"}, dimPressure},
-	{[]string{"safety_factor", "factor_of_safety", "efficiency", "ratio", "duty_cycle"}, dimDimensionless},
-	{[]string{"mass", "weight"}, dimMass},
-	{[]string{"temperature", "temp"}, dimTemperature},
-	{[]string{"voltage"}, dimVoltage},
-	{[]string{"current"}, dimCurrent},
-	{[]string{"power", "dissipation"}, dimPower},
-	{[]string{"frequency", "bandwidth"}, dimFrequency},
-	{[]string{"capacitance"}, dimCapacitance},
-	{[]string{"resistance", "impedance"}, dimResistance},
-	{[]string{"torque"}, dimTorque},
-	{[]string{"force"}, dimForce},
-	{[]string{"energy"}, dimEnergy},
-	{[]string{"area"}, dimArea},
-	{[]string{"volume"}, dimVolume},
-	{[]string{"cost", "price"}, dimCurrency},
-	{[]string{"angle", "tilt"}, dimAngle},
-	{[]string{"time", "duration", "latency", "lifetime", "runtime", "delay"}, dimTime},
+	{[]string{"von_mises", "stress", "strength", "pressure", "modulus"}, units.Pressure},
+	{[]string{"safety_factor", "factor_of_safety", "efficiency", "ratio", "duty_cycle"}, units.Dimensionless},
+	{[]string{"mass", "weight"}, units.Mass},
+	{[]string{"temperature", "temp"}, units.Temperature},
+	{[]string{"voltage"}, units.Voltage},
+	{[]string{"current"}, units.Current},
+	{[]string{"power", "dissipation"}, units.Power},
+	{[]string{"frequency", "bandwidth"}, units.Frequency},
+	{[]string{"capacitance"}, units.Capacitance},
+	{[]string{"resistance", "impedance"}, units.Resistance},
+	{[]string{"torque"}, units.Torque},
+	{[]string{"force"}, units.Force},
+	{[]string{"energy"}, units.Energy},
+	{[]string{"area"}, units.Area},
+	{[]string{"volume"}, units.Volume},
+	{[]string{"cost", "price"}, units.Currency},
+	{[]string{"angle", "tilt"}, units.Angle},
+	{[]string{"time", "duration", "latency", "lifetime", "runtime", "delay"}, units.Time},
 	{[]string{"deflection", "displacement", "length", "width", "height", "thickness", "diameter", "radius", "clearance",
-		"gap", "depth", "envelope", "travel", "distance", "stroke"}, dimLength},
+		"gap", "depth", "envelope", "travel", "distance", "stroke"}, units.Length},
 }
 
 // metricDimension guesses what a metric measures from its name, or "".
@@ -101,8 +102,8 @@ func metricDimension(metric string) string {
 }
 
 func sameDimension(want, got string) bool {
-	if want == dimCurrency {
-		return strings.HasPrefix(got, dimCurrency)
+	if want == units.Currency {
+		return strings.HasPrefix(got, units.Currency)
 	}
 	return want == got
 }
@@ -124,7 +125,7 @@ func typedConstraint(c constraint) (dim string, ok bool) {
 	if len(c.unbound()) > 0 {
 		return "", false
 	}
-	dim, err := unitDimension(c.Unit)
+	dim, err := units.Dimension(c.Unit)
 	return dim, err == nil
 }
 
@@ -151,7 +152,7 @@ func reviewConstraint(c constraint) map[string]any {
 	}
 	var dim string
 	if u := strings.TrimSpace(c.Unit); u != "" {
-		d, err := unitDimension(u)
+		d, err := units.Dimension(u)
 		if err != nil {
 			issues = append(issues, constraintFinding("unknown_unit", findingError, "unit %s: %v", u, err))
 		} else {
@@ -166,7 +167,7 @@ func reviewConstraint(c constraint) map[string]any {
 			issues = append(issues, constraintFinding("unit_metric_mismatch", findingWarning,
 				"metric %s reads as %s, but %s measures %s; check the unit", c.Metric, want, c.Unit, dim))
 		}
-		if dim == dimTemperature && isDifference(c.Metric) && normalizeUnit(c.Unit) != "K" {
+		if dim == units.Temperature && isDifference(c.Metric) && units.Normalize(c.Unit) != "K" {
 			issues = append(issues, constraintFinding("temperature_difference_unit", findingWarning,
 				"metric %s is a temperature difference, but %s converts as an absolute temperature (a rise of 40 °C would read as 313.15 K); "+
 					"write a difference in K", c.Metric, c.Unit))
@@ -195,14 +196,14 @@ func reviewConstraint(c constraint) map[string]any {
 func limitSanity(c constraint, dim string) []map[string]any {
 	lim, op := *c.Limit, c.Operator
 	bound := fmt.Sprintf("%s %g %s", op, lim, c.Unit)
-	if dim == dimTemperature {
-		k, err := convert(lim, c.Unit, "K")
+	if dim == units.Temperature {
+		k, err := units.Convert(lim, c.Unit, "K")
 		if err == nil && (k < 0 || k == 0 && (op == "<" || op == "<=" || op == "==")) {
 			return []map[string]any{constraintFinding("never_met", findingError, "%s is at or below absolute zero: no temperature can meet it", bound)}
 		}
 		return nil
 	}
-	if canBeNegative(dim) {
+	if units.CanBeNegative(dim) {
 		return nil
 	}
 	switch {
@@ -235,17 +236,17 @@ func allowedInterval(op string, v float64) boundInterval {
 // intervalsOverlap says whether two intervals overlap.
 func intervalsOverlap(a, b boundInterval) bool {
 	lo, loStrict := a.lo, a.loStrict
-	if b.lo != nil && (lo == nil || *b.lo > *lo || sameValue(*b.lo, *lo) && b.loStrict) {
+	if b.lo != nil && (lo == nil || *b.lo > *lo || units.Equal(*b.lo, *lo) && b.loStrict) {
 		lo, loStrict = b.lo, b.loStrict
 	}
 	hi, hiStrict := a.hi, a.hiStrict
-	if b.hi != nil && (hi == nil || *b.hi < *hi || sameValue(*b.hi, *hi) && b.hiStrict) {
+	if b.hi != nil && (hi == nil || *b.hi < *hi || units.Equal(*b.hi, *hi) && b.hiStrict) {
 		hi, hiStrict = b.hi, b.hiStrict
 	}
 	if lo == nil || hi == nil {
 		return true
 	}
-	if sameValue(*lo, *hi) {
+	if units.Equal(*lo, *hi) {
 		return !loStrict && !hiStrict
 	}
 	return *lo < *hi
@@ -279,8 +280,8 @@ func comparableRequirements(a, b constraint) bool {
 // pairFinding compares two typed requirements on one metric: a conflict,
 // a duplicate, or nothing. kind is "conflict" or "duplicate".
 func pairFinding(a, b constraint) (kind string, row map[string]any) {
-	bLimit, err := convert(*b.Limit, b.Unit, a.Unit)
-	if errors.Is(err, errIncompatibleUnits) {
+	bLimit, err := units.Convert(*b.Limit, b.Unit, a.Unit)
+	if errors.Is(err, units.ErrIncompatibleUnits) {
 		return "conflict", map[string]any{"kind": "incompatible_units", "metric": a.Metric,
 			"detail": fmt.Sprintf("%q bounds %s in %s and %q in %s: %v; one of the units is wrong", a.Name, a.Metric, a.Unit, b.Name, b.Unit, err)}
 	}
@@ -295,7 +296,7 @@ func pairFinding(a, b constraint) (kind string, row map[string]any) {
 	if boundSide(a.Operator) != boundSide(b.Operator) {
 		return "", nil
 	}
-	if a.Operator == b.Operator && sameValue(*a.Limit, bLimit) {
+	if a.Operator == b.Operator && units.Equal(*a.Limit, bLimit) {
 		return "duplicate", map[string]any{"kind": "identical_bound", "metric": a.Metric,
 			"detail": fmt.Sprintf("%q and %q both say %s; keep one", a.Name, b.Name, boundStatement(a))}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/metaforge/metaforge/internal/units"
 	"regexp"
 	"sort"
 	"strconv"
@@ -88,7 +89,7 @@ func recordDocument(ctx context.Context, b *Backend, raw json.RawMessage) (any, 
 	seen := map[string]bool{}
 	total := 0
 	for _, q := range scanQuantities(a.Text) {
-		if stated.has(q.unitQuantity) || seen[q.written] {
+		if stated.has(q.Quantity) || seen[q.written] {
 			continue
 		}
 		seen[q.written] = true
@@ -189,28 +190,28 @@ func statedValuesOf(reqs []setRequirement) statedValues {
 	sv := statedValues{}
 	for _, r := range reqs {
 		if r.Limit != nil && strings.TrimSpace(r.Unit) != "" {
-			sv.add(unitQuantity{Value: *r.Limit, Unit: r.Unit})
+			sv.add(units.Quantity{Value: *r.Limit, Unit: r.Unit})
 		}
 		for _, text := range []string{r.Expression, r.Description, r.AcceptanceCriteria} {
 			for _, q := range scanQuantities(text) {
-				sv.add(q.unitQuantity)
+				sv.add(q.Quantity)
 			}
 		}
 	}
 	return sv
 }
 
-func (sv statedValues) add(q unitQuantity) {
+func (sv statedValues) add(q units.Quantity) {
 	dim, v := comparableValue(q)
 	sv[dim] = append(sv[dim], v)
 }
 
 // has says whether q is stated, in any unit of its dimension (2 W is
 // 2000 mW).
-func (sv statedValues) has(q unitQuantity) bool {
+func (sv statedValues) has(q units.Quantity) bool {
 	dim, v := comparableValue(q)
 	for _, s := range sv[dim] {
-		if sameValue(s, v) {
+		if units.Equal(s, v) {
 			return true
 		}
 	}
@@ -220,11 +221,11 @@ func (sv statedValues) has(q unitQuantity) bool {
 // comparableValue is a quantity's dimension and its value in the
 // dimension's SI unit; a unit units.go does not know (dB) is its own
 // dimension, compared as written.
-func comparableValue(q unitQuantity) (string, float64) {
-	if dim, v, err := q.inSI(); err == nil {
+func comparableValue(q units.Quantity) (string, float64) {
+	if dim, v, err := q.InSI(); err == nil {
 		return dim, v
 	}
-	return "unit " + normalizeUnit(q.Unit), q.Value
+	return "unit " + units.Normalize(q.Unit), q.Value
 }
 
 // ------------------------------------------------------------ values in text
@@ -233,7 +234,7 @@ func comparableValue(q unitQuantity) (string, float64) {
 // units.go reads it (or as written, when it does not know it), and the
 // text it was read from.
 type proseQuantity struct {
-	unitQuantity
+	units.Quantity
 	written string // as written: "2 W", "$20"
 }
 
@@ -271,7 +272,7 @@ func proseUnit(word string) (string, bool) {
 	if notUnitsInProse[word] {
 		return "", false
 	}
-	if _, err := resolveUnit(word); err != nil {
+	if _, err := units.Dimension(word); err != nil {
 		return "", false
 	}
 	return word, true
@@ -298,7 +299,7 @@ func scanQuantities(text string) []proseQuantity {
 		if m[8] >= 0 {
 			mult = text[m[8]:m[9]]
 		}
-		q := unitQuantity{Value: v * multiplier[mult], Unit: text[m[2]:m[3]]}
+		q := units.Quantity{Value: v * multiplier[mult], Unit: text[m[2]:m[3]]}
 		all = append(all, found{m[0], proseQuantity{q, text[m[0]:m[1]]}})
 	}
 	for pos := 0; pos < len(text); {
@@ -350,14 +351,14 @@ func scanQuantities(text string) []proseQuantity {
 			written = "±" + written
 			start -= len("±")
 		}
-		all = append(all, found{start, proseQuantity{unitQuantity{Value: v, Unit: unit}, written}})
+		all = append(all, found{start, proseQuantity{units.Quantity{Value: v, Unit: unit}, written}})
 		// The numbers before it in "150 x 100 mm" or "10-20 mm" share its unit.
 		for _, lead := range leadingNumbers(text, start) {
 			lv, err := strconv.ParseFloat(lead.num, 64)
 			if err != nil {
 				continue
 			}
-			all = append(all, found{lead.at, proseQuantity{unitQuantity{Value: lv, Unit: unit}, lead.num + gap + word}})
+			all = append(all, found{lead.at, proseQuantity{units.Quantity{Value: lv, Unit: unit}, lead.num + gap + word}})
 		}
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].at < all[j].at })

@@ -3,6 +3,7 @@ package digitaltwin
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/metaforge/metaforge/internal/units"
 	"math"
 	"strings"
 
@@ -142,7 +143,7 @@ func derivedMass(n twin.Node) (cadValue, bool, string) {
 	if name == "" || note != "" {
 		return cadValue{}, false, note
 	}
-	return cadValue{value: roundSig(mat.MassKg(vol), 12), unit: "kg",
+	return cadValue{value: units.RoundSig(mat.MassKg(vol), 12), unit: "kg",
 		from: fmt.Sprintf("properties.volume_mm3 x the density of material %s (materials table)", mat.Name)}, true, ""
 }
 
@@ -191,7 +192,7 @@ func boxSize(raw any) (size [3]float64, unit string, ok bool) {
 			hi, okHi := vec3(b["max"])
 			if ok = okLo && okHi; ok {
 				for i := range size {
-					size[i] = roundSig(hi[i]-lo[i], 12)
+					size[i] = units.RoundSig(hi[i]-lo[i], 12)
 				}
 			}
 		default:
@@ -259,14 +260,14 @@ func (rc *violationInputs) cadReadings(r setRequirement) ([]heldValue, []string)
 		if !ok {
 			continue
 		}
-		inUnit, err := convert(v.value, v.unit, r.Unit)
+		inUnit, err := units.Convert(v.value, v.unit, r.Unit)
 		if err != nil {
 			notes = append(notes, fmt.Sprintf("cad_model %s's %s in a unit comparable to %s (%v)", n.Ref(), v.from, r.Unit, err))
 			continue
 		}
 		rd := heldValue{kind: "cad_model", nodeID: n.ID, ref: n.Ref(), from: v.from, spec: specReading{value: inUnit}}
-		if normalizeUnit(v.unit) != normalizeUnit(r.Unit) {
-			rd.given = unitQuantity{Value: v.value, Unit: normalizeUnit(v.unit)}.String()
+		if units.Normalize(v.unit) != units.Normalize(r.Unit) {
+			rd.given = units.Quantity{Value: v.value, Unit: units.Normalize(v.unit)}.String()
 		}
 		out = append(out, rd)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/metaforge/metaforge/internal/units"
 	"math"
 	"strings"
 
@@ -124,7 +125,7 @@ func cantileverOf(n twin.Node) (beam.Cantilever, string, string, error) {
 			missing = append(missing, "bounding_box ({size:[x,y,z]} mm) in the cad_model's properties")
 			break
 		}
-		mm, err := convert(v.value, v.unit, "mm")
+		mm, err := units.Convert(v.value, v.unit, "mm")
 		if err != nil || !(mm > 0) {
 			missing = append(missing, "a bounding_box in mm with positive sizes")
 			break

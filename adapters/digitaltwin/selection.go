@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/metaforge/metaforge/internal/units"
 	"math"
 	"sort"
 	"strings"
@@ -99,12 +100,12 @@ func judge(c constraint, v float64) (satisfied bool, margin, marginPct *float64)
 	case ">":
 		m, satisfied = v-lim, v > lim
 	default: // ==
-		return sameValue(v, lim), nil, nil
+		return units.Equal(v, lim), nil, nil
 	}
 	m = roundAt(m, math.Max(math.Abs(lim), math.Abs(v)))
 	margin = &m
 	if lim != 0 {
-		p := roundSig(m/math.Abs(lim)*100, 12)
+		p := units.RoundSig(m/math.Abs(lim)*100, 12)
 		marginPct = &p
 	}
 	return satisfied, margin, marginPct
@@ -117,7 +118,7 @@ func roundAt(x, scale float64) float64 {
 		return x
 	}
 	q := math.Pow(10, math.Floor(math.Log10(scale))-11)
-	return roundSig(math.Round(x/q)*q, 12)
+	return units.RoundSig(math.Round(x/q)*q, 12)
 }
 
 // specReading is a spec value in a requirement's unit, or why it is not one.
@@ -131,19 +132,19 @@ type specReading struct {
 
 // readSpec reads a spec value (as the tool takes it, or as stored) in unit.
 func readSpec(raw any, unit string) specReading {
-	var q unitQuantity
+	var q units.Quantity
 	switch v := raw.(type) {
 	case float64:
-		q = unitQuantity{Value: v}
+		q = units.Quantity{Value: v}
 	case json.Number:
 		f, err := v.Float64()
 		if err != nil {
 			return specReading{reason: "spec_not_numeric", detail: err.Error()}
 		}
-		q = unitQuantity{Value: f}
+		q = units.Quantity{Value: f}
 	case string:
-		parsed, err := parseQuantity(v)
-		if errors.Is(err, errUnknownUnit) {
+		parsed, err := units.Parse(v)
+		if errors.Is(err, units.ErrUnknownUnit) {
 			return specReading{reason: "incompatible_units", detail: fmt.Sprintf("spec %q: %v", v, err)}
 		}
 		if err != nil {
@@ -156,22 +157,20 @@ func readSpec(raw any, unit string) specReading {
 			return specReading{reason: "spec_not_numeric", detail: "spec object has no numeric value"}
 		}
 		u, _ := v["unit"].(string)
-		q = unitQuantity{Value: val, Unit: strings.TrimSpace(u)}
+		q = units.Quantity{Value: val, Unit: strings.TrimSpace(u)}
 	default:
 		return specReading{reason: "spec_not_numeric", detail: fmt.Sprintf("spec is a %T, not a number", raw)}
 	}
 	if q.Unit == "" {
 		// A bare number against a plain ratio is not an assumption.
-		u, err := resolveUnit(unit)
-		plain := err == nil && u.dim == dimDimensionless && u.factor == 1
-		return specReading{value: q.Value, unitAssumed: !plain}
+		return specReading{value: q.Value, unitAssumed: !units.IsPlainRatio(unit)}
 	}
-	v, err := convert(q.Value, q.Unit, unit)
+	v, err := units.Convert(q.Value, q.Unit, unit)
 	if err != nil {
 		return specReading{reason: "incompatible_units", detail: fmt.Sprintf("spec %s cannot be compared to a limit in %s: %v", q, unit, err)}
 	}
 	r := specReading{value: v}
-	if normalizeUnit(q.Unit) != normalizeUnit(unit) {
+	if units.Normalize(q.Unit) != units.Normalize(unit) {
 		r.given = q.String()
 	}
 	return r

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/metaforge/metaforge/internal/units"
 	"reflect"
 	"strconv"
 	"strings"
@@ -682,11 +683,11 @@ func valueEquals(have, want any) bool {
 	switch w := want.(type) {
 	case float64:
 		if h, ok := numberOf(have); ok {
-			return sameValue(h, w)
+			return units.Equal(h, w)
 		}
 		if s, ok := have.(string); ok {
 			h, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			return err == nil && sameValue(h, w)
+			return err == nil && units.Equal(h, w)
 		}
 	case bool:
 		h, ok := have.(bool)
@@ -697,7 +698,7 @@ func valueEquals(have, want any) bool {
 		}
 		if h, ok := numberOf(have); ok {
 			f, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
-			return err == nil && sameValue(h, f)
+			return err == nil && units.Equal(h, f)
 		}
 	}
 	return false

@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/metaforge/metaforge/internal/units"
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/internal/beam"
 	"github.com/metaforge/metaforge/internal/materials"
+	tubes "github.com/metaforge/metaforge/internal/tube"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/twin"
 )
@@ -30,12 +32,8 @@ type TubeGeometry struct {
 	// WorkProductID is the revision's node id; ItemRef is its KEY@n.
 	WorkProductID, ItemRef string
 	// ProjectID is the project the revision is in.
-	ProjectID                           string
-	LengthMM, WidthMM, HeightMM, WallMM float64
-	// Material is the material as the revision names it; Mat is its row
-	// in the materials table.
-	Material string
-	Mat      materials.Material
+	ProjectID string
+	tubes.Tube
 }
 
 // wallProps are the properties a cad_model gives its wall in, in order:
@@ -147,7 +145,7 @@ func tubeOf(n twin.Node) (TubeGeometry, error) {
 			}
 			continue
 		}
-		mm, err := convert(v.value, v.unit, "mm")
+		mm, err := units.Convert(v.value, v.unit, "mm")
 		if err != nil {
 			missing = append(missing, fmt.Sprintf("record bounding_box in a length unit (its unit %s is not one: %v)", v.unit, err))
 			boxNoted = true
@@ -195,24 +193,4 @@ func tubeOf(n twin.Node) (TubeGeometry, error) {
 		return TubeGeometry{}, protocol.Refusal("cad_model %s cannot be read as a rectangular tube: %s", n.Ref(), strings.Join(missing, "; "))
 	}
 	return t, nil
-}
-
-// youngsMPa is the material's Young's modulus in N/mm^2.
-func (t TubeGeometry) youngsMPa() float64 { return t.Mat.YoungsModulusGPa * 1000 }
-
-// cantilever is the tube as a beam, with its wall, length and material
-// as given.
-func (t TubeGeometry) cantilever(wallMM, lengthMM float64, m materials.Material) beam.Cantilever {
-	return beam.Cantilever{Section: beam.HollowRect{Width: t.WidthMM, Height: t.HeightMM, Wall: wallMM}, LengthMM: lengthMM,
-		YoungsModulusMPa: m.YoungsModulusGPa * 1000}
-}
-
-// tubeFormulas are the closed forms the tube tools compute with: b the
-// width, h the height, t the wall, L the length, F the tip load.
-var tubeFormulas = map[string]string{
-	"second_moment_mm4":      "I = (b h^3 - (b - 2t)(h - 2t)^3) / 12",
-	"tip_deflection_mm":      "delta = F L^3 / (3 E I)",
-	"max_bending_stress_mpa": "sigma = F L (h / 2) / I",
-	"safety_factor":          "SF = yield / sigma",
-	"mass_kg":                "m = rho (b h - (b - 2t)(h - 2t)) L",
 }
