@@ -131,11 +131,17 @@ func (f *family) Health(ctx context.Context) (adapters.HealthStatus, error) {
 		UptimeSeconds: time.Since(f.started).Seconds()}, nil
 }
 
+// classify maps the twin's errors to the taxonomy: a refusal of the
+// twin's rules is a refusal in its own words, and so is a store error the
+// caller can fix; anything else is transient.
 func classify(err error) error {
 	var perr *protocol.Error
+	var refusal *twin.RefusalError
 	switch {
 	case errors.As(err, &perr):
 		return perr
+	case errors.As(err, &refusal):
+		return protocol.Refusal("%s", refusal.Message)
 	case errors.Is(err, twin.ErrNotFound), errors.Is(err, twin.ErrDuplicateName), errors.Is(err, twin.ErrStaleRevision), errors.Is(err, twin.ErrInvalid):
 		return protocol.Refusal("%s", err.Error())
 	}

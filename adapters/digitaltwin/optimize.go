@@ -10,6 +10,7 @@ import (
 	"github.com/metaforge/metaforge/internal/beam"
 	tubes "github.com/metaforge/metaforge/internal/tube"
 	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/twin"
 )
 
 // twin.optimize_parameter: the minimum-mass wall of a committed tube,
@@ -135,8 +136,9 @@ func optimizeParameter(ctx context.Context, b *Backend, raw json.RawMessage) (an
 		return out, nil
 	}
 	evID, _ := evOut["node_id"].(string)
-	d := wallDecisionInput(tube, s, r, win, evID)
-	dn, _, _, err := writeDecision(subCall(ctx, "decision"), b, p.ID, d)
+	d := wallDecision(subCall(ctx, "decision"), tube, s, r, win, evID)
+	d.ProjectID = p.ID
+	dn, _, _, err := twin.RecordDecision(ctx, b.Store, d)
 	if err != nil {
 		return nil, err
 	}
@@ -144,17 +146,17 @@ func optimizeParameter(ctx context.Context, b *Backend, raw json.RawMessage) (an
 	return out, nil
 }
 
-// wallDecisionInput is the converged winner as the decision
-// writeDecision records: resting on the tube's revision, SUPPORTED_BY the
-// search's evidence.
-func wallDecisionInput(t TubeGeometry, s beam.TubeSearch, r beam.WallResult, win beam.Candidate, evidenceID string) decisionInput {
+// wallDecision is the converged winner as a decision resting on the
+// tube's revision and SUPPORTED_BY the search's evidence, written with the
+// context's callId.
+func wallDecision(ctx context.Context, t TubeGeometry, s beam.TubeSearch, r beam.WallResult, win beam.Candidate, evidenceID string) twin.DecisionWrite {
 	d := tubes.WallDecision(t.ItemRef, t.Tube, s, r, win, evidenceID)
-	alts := make([]alternative, 0, len(d.Alternatives))
+	alts := make([]twin.Alternative, 0, len(d.Alternatives))
 	for _, a := range d.Alternatives {
-		alts = append(alts, alternative{Option: a.Option, Reason: a.Reason})
+		alts = append(alts, twin.Alternative{Option: a.Option, Reason: a.Reason})
 	}
-	return decisionInput{Name: d.Name, Decision: d.Decision, Rationale: d.Rationale, Alternatives: alts,
-		DependsOn: []string{t.ItemRef}, SupportedBy: []string{evidenceID}}
+	return twin.DecisionWrite{Name: d.Name, Decision: d.Decision, Rationale: d.Rationale, Alternatives: alts,
+		DependsOn: []string{t.ItemRef}, SupportedBy: []string{evidenceID}, WriteInfo: writeInfo(ctx, itemArgs{})}
 }
 
 // tubeEntry is the tube as a result shows it.
@@ -167,7 +169,8 @@ func tubeEntry(t TubeGeometry) map[string]any {
 // recordEvidenceAs records evidence through twin.record_evidence's own
 // path (its checks, its valid_against pinning), with the call's callId as
 // the idempotency key. args are that tool's arguments; values become JSON
-// values, as a tool's arguments are.
+// values, as a tool's arguments are. A refusal is the protocol's, as the
+// tool's would be.
 func recordEvidenceAs(ctx context.Context, b *Backend, args map[string]any) (map[string]any, error) {
 	raw, err := json.Marshal(args)
 	if err != nil {
@@ -175,7 +178,7 @@ func recordEvidenceAs(ctx context.Context, b *Backend, args map[string]any) (map
 	}
 	res, err := recordEvidence(ctx, b, raw)
 	if err != nil {
-		return nil, err
+		return nil, asProtocolRefusal(err)
 	}
 	out, _ := res.(map[string]any)
 	return out, nil
