@@ -1,8 +1,6 @@
 package twin
 
-import (
-	"testing"
-)
+import "testing"
 
 func TestBoxSizeShapes(t *testing.T) {
 	for _, tc := range []struct {
