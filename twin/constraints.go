@@ -44,10 +44,6 @@ func (c Constraint) Missing() []string {
 // requirementOperators a typed requirement may use.
 var requirementOperators = map[string]bool{"<=": true, "<": true, ">=": true, ">": true, "==": true}
 
-// ValidOperator says whether a typed requirement may use op: <=, <, >=,
-// > or ==.
-func ValidOperator(op string) bool { return requirementOperators[op] }
-
 // Unbound names what a requirement lacks before a value can be held
 // against it: metric, operator, limit and unit.
 func (c Constraint) Unbound() []string {

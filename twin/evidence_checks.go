@@ -50,7 +50,7 @@ func CheckEvidence(ev Node, scope []Constraint) []EvidenceCheck {
 			continue
 		}
 		ck := EvidenceCheck{Constraint: c, Metric: metric, Value: value, Unit: unit}
-		ok, comparable := Satisfies(value, unit, c)
+		ok, comparable := satisfies(value, unit, c)
 		switch {
 		case !comparable:
 			ck.Verdict = VerdictNotCompared
@@ -64,12 +64,12 @@ func CheckEvidence(ev Node, scope []Constraint) []EvidenceCheck {
 	return out
 }
 
-// Satisfies holds a value against a typed requirement as the requirement
+// satisfies holds a value against a typed requirement as the requirement
 // status does: converted to the requirement's unit, then judged. A value
 // and a limit that both have no unit are compared as they are. comparable
 // is false when the units do not convert, or the operator is not one a
 // requirement may use.
-func Satisfies(value float64, unit string, c Constraint) (ok, comparable bool) {
+func satisfies(value float64, unit string, c Constraint) (ok, comparable bool) {
 	if !requirementOperators[c.Operator] {
 		return false, false
 	}

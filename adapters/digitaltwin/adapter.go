@@ -3,6 +3,8 @@
 // "<adapter>.<name>"), all over one twin.Store. Every write passes the
 // call's callId to the store as its idempotency key, so a retried
 // activity never writes twice; that is why the write tools may be retried.
+// The rules live in package twin: a tool here decodes its arguments,
+// resolves the session's project, calls twin, and encodes the answer.
 package digitaltwin
 
 import (
