@@ -10,3 +10,7 @@ import (
 func TestMemoryStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) twin.Store { return twin.NewMemoryStore() })
 }
+
+func TestRulesOnMemoryStore(t *testing.T) {
+	runRules(t, func(t *testing.T) twin.Store { return twin.NewMemoryStore() })
+}

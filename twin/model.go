@@ -3,6 +3,13 @@
 // interface. It knows nothing of MCP or Temporal. Two stores implement it:
 // Neo4j for real deployments and an in-memory one for zero-config use; both
 // pass the same suite (storetest).
+//
+// Over the Store it holds the twin's rules, as functions of a Store: thread
+// walks (thread.go), requirement status (requirement_status.go), constraint
+// review, claims and their live status, evidence staleness, documents and
+// their kinds, decisions, engineering entities and approvals, and the
+// breakdown roll-up. A request the rules turn down is a *RefusalError whose
+// message says what to do; anything else is a store error.
 package twin
 
 import (

@@ -37,6 +37,10 @@ func TestNeo4jStore(t *testing.T) {
 	storetest.Run(t, func(t *testing.T) twin.Store { return openNeo4j(t) })
 }
 
+func TestRulesOnNeo4jStore(t *testing.T) {
+	runRules(t, func(t *testing.T) twin.Store { return openNeo4j(t) })
+}
+
 func schemaNames(t *testing.T, s *twin.Neo4jStore, show string) map[string]bool {
 	t.Helper()
 	res, err := neo4j.ExecuteQuery(context.Background(), s.Driver(), show+" YIELD name RETURN name", nil, neo4j.EagerResultTransformer)

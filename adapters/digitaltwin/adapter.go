@@ -3,6 +3,8 @@
 // "<adapter>.<name>"), all over one twin.Store. Every write passes the
 // call's callId to the store as its idempotency key, so a retried
 // activity never writes twice; that is why the write tools may be retried.
+// The rules live in package twin: a tool here decodes its arguments,
+// resolves the session's project, calls twin, and encodes the answer.
 package digitaltwin
 
 import (
@@ -151,11 +153,17 @@ func (f *family) Health(ctx context.Context) (adapters.HealthStatus, error) {
 		UptimeSeconds: time.Since(f.started).Seconds()}, nil
 }
 
+// classify maps the twin's errors to the taxonomy: a refusal of the
+// twin's rules is a refusal in its own words, and so is a store error the
+// caller can fix; anything else is transient.
 func classify(err error) error {
 	var perr *protocol.Error
+	var refusal *twin.RefusalError
 	switch {
 	case errors.As(err, &perr):
 		return perr
+	case errors.As(err, &refusal):
+		return protocol.Refusal("%s", refusal.Message)
 	case errors.Is(err, twin.ErrNotFound), errors.Is(err, twin.ErrDuplicateName), errors.Is(err, twin.ErrStaleRevision), errors.Is(err, twin.ErrInvalid):
 		return protocol.Refusal("%s", err.Error())
 	}

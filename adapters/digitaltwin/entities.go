@@ -3,28 +3,13 @@ package digitaltwin
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"slices"
-	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/twin"
 )
 
-// edgeRelatesTo links an engineering entity to what it traces to.
-const edgeRelatesTo = "RELATES_TO"
-
-// The engineering entity types: definitions (items with revisions) and
-// records (one node each).
-var (
-	definitionEntities = []string{"intent", "stakeholder_need", "objective"}
-	recordEntities     = []string{"assumption", "question", "risk", "interface", "test_case", "verification_case", "budget",
-		"waiver", "release_package", "concept_option"}
-)
-
 func recordEngineeringEntityTool() tool {
-	types, _ := json.Marshal(slices.Concat(definitionEntities, recordEntities))
+	types, _ := json.Marshal(twin.EntityTypes())
 	return tool{adapters.Manifest{ToolID: "twin.record_engineering_entity", Name: "Record an engineering entity", Capability: "twin_write",
 		Description: "Record one engineering entity: an intent, stakeholder_need or objective (a definition: the next revision of its item, " +
 			"same name same item, with item_key/item_ref in the result), or a record (assumption, question, risk, interface, test_case, " +
@@ -78,75 +63,35 @@ func recordEngineeringEntity(ctx context.Context, b *Backend, raw json.RawMessag
 	if err := decode(raw, &a); err != nil {
 		return nil, err
 	}
-	a.Name = strings.TrimSpace(a.Name)
-	if a.Name == "" {
-		return nil, protocol.Refusal("Missing: name")
+	w := twin.EntityWrite{EntityType: a.EntityType, Name: a.Name, Description: a.Description, Properties: a.Properties,
+		WriteInfo: writeInfo(ctx, a.itemArgs)}
+	for _, pr := range a.ParentRefs {
+		w.ParentRefs = append(w.ParentRefs, twin.ParentRef{Ref: pr.Ref, Edge: pr.Edge})
 	}
-	definition := slices.Contains(definitionEntities, a.EntityType)
-	if !definition && (deref(a.ItemKey) != "" || deref(a.Supersedes) != "" || deref(a.ChangeReason) != "") {
-		return nil, protocol.Refusal("a %s is a record, not a revision of an item: leave out item_key, supersedes and change_reason "+
-			"(they apply to intent, stakeholder_need and objective)", a.EntityType)
-	}
-	if a.EntityType == "budget" {
-		var missing []string
-		for _, k := range []string{"metric", "unit", "system_total"} {
-			if v, ok := a.Properties[k]; !ok || v == nil || v == "" {
-				missing = append(missing, k)
-			}
-		}
-		if len(missing) > 0 {
-			return nil, protocol.Refusal("a budget needs %s in properties (what is budgeted, its unit and the system total), or no rollup can read it",
-				strings.Join(missing, ", "))
-		}
+	if err := w.Check(); err != nil {
+		return nil, err
 	}
 	p, err := projectFor(ctx, b, a.ProjectID)
 	if err != nil {
 		return nil, err
 	}
-	var links []twin.Link
-	parents := []map[string]any{}
-	seen := map[string]bool{}
-	for _, pr := range a.ParentRefs {
-		edge := pr.Edge
-		if edge == "" {
-			edge = edgeRelatesTo
-		}
-		n, err := resolveRef(ctx, b, p.ID, pr.Ref)
-		if err != nil {
-			return nil, fmt.Errorf("parent_refs %s: %w", pr.Ref, err)
-		}
-		if seen[edge+n.ID] {
-			continue
-		}
-		seen[edge+n.ID] = true
-		props := map[string]any{}
-		entry := map[string]any{"edge": edge, "node_id": n.ID, "node_type": n.Type}
-		if ref := n.Ref(); ref != "" {
-			props["ref"], entry["ref"] = ref, ref
-		}
-		links = append(links, twin.Link{Type: edge, To: n.ID, Properties: props})
-		parents = append(parents, entry)
-	}
-	props := map[string]any{}
-	for k, v := range a.Properties {
-		props[k] = v
-	}
-	if a.Description != "" {
-		props["description"] = a.Description
-	}
-	if definition {
-		n, it, err := b.Store.CommitRevision(ctx, revisionWrite(ctx, p.ID, a.EntityType, a.Name, a.itemArgs, props, links))
-		if err != nil {
-			return nil, err
-		}
-		out := written(n, it)
-		out["project_id"], out["entity_type"], out["parent_refs"] = p.ID, a.EntityType, parents
-		return out, nil
-	}
-	n, err := b.Store.RecordNode(ctx, twin.RecordWrite{ProjectID: p.ID, Type: a.EntityType, Name: a.Name, Properties: props, Links: links,
-		IdempotencyKey: callID(ctx)})
+	w.ProjectID = p.ID
+	e, err := twin.RecordEntity(ctx, b.Store, w)
 	if err != nil {
 		return nil, err
 	}
-	return map[string]any{"node_id": n.ID, "project_id": p.ID, "entity_type": a.EntityType, "name": n.Name, "parent_refs": parents}, nil
+	parents := []map[string]any{}
+	for _, pr := range e.Parents {
+		entry := map[string]any{"edge": pr.Edge, "node_id": pr.NodeID, "node_type": pr.NodeType}
+		if pr.Ref != "" {
+			entry["ref"] = pr.Ref
+		}
+		parents = append(parents, entry)
+	}
+	if e.Item != nil {
+		out := written(e.Node, *e.Item)
+		out["project_id"], out["entity_type"], out["parent_refs"] = p.ID, a.EntityType, parents
+		return out, nil
+	}
+	return map[string]any{"node_id": e.Node.ID, "project_id": p.ID, "entity_type": a.EntityType, "name": e.Node.Name, "parent_refs": parents}, nil
 }

@@ -70,7 +70,7 @@ func commitGeometry(ctx context.Context, b *Backend, raw json.RawMessage) (any, 
 	for k, v := range a.Properties {
 		props[k] = v
 	}
-	n, it, err := b.Store.CommitRevision(ctx, revisionWrite(ctx, p.ID, "cad_model", a.Name, a.itemArgs, props, nil))
+	n, it, err := b.Store.CommitRevision(ctx, writeInfo(ctx, a.itemArgs).Revision(p.ID, "cad_model", a.Name, props, nil))
 	if err != nil {
 		return nil, err
 	}

@@ -148,8 +148,8 @@ func (b *Backend) DesignLoopFromTwin(ctx context.Context, projectID, loopID stri
 		}
 	}
 	sort.Slice(timeline, func(i, j int) bool {
-		a, _ := numberOf(timeline[i]["index"])
-		c, _ := numberOf(timeline[j]["index"])
+		a, _ := twin.NumberOf(timeline[i]["index"])
+		c, _ := twin.NumberOf(timeline[j]["index"])
 		return a < c
 	})
 	outs, err := b.Store.NodesByType(ctx, projectID, outcomeNodeType)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/internal/beam"
+	"github.com/metaforge/metaforge/internal/units"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/twin"
 )
@@ -121,19 +122,19 @@ func cantileverOf(n twin.Node) (beam.Cantilever, string, string, error) {
 	dims := map[string]float64{}
 	var missing []string
 	for _, k := range []string{"length", "width", "height"} {
-		v, ok, _ := cadModelValue(n, k)
+		v, ok, _ := twin.CadModelValue(n, k)
 		if !ok {
 			missing = append(missing, "bounding_box ({size:[x,y,z]} mm) in the cad_model's properties")
 			break
 		}
-		mm, err := convert(v.value, v.unit, "mm")
+		mm, err := units.Convert(v.Value, v.Unit, "mm")
 		if err != nil || !(mm > 0) {
 			missing = append(missing, "a bounding_box in mm with positive sizes")
 			break
 		}
 		dims[k] = mm
 	}
-	mat, name, note := cadMaterial(n)
+	mat, name, note := twin.CadMaterial(n)
 	if name == "" || note != "" {
 		missing = append(missing, "a known material on the cad_model")
 	}
@@ -143,8 +144,8 @@ func cantileverOf(n twin.Node) (beam.Cantilever, string, string, error) {
 	}
 	var section beam.Section = beam.Rect{Width: dims["width"], Height: dims["height"]}
 	method := "solid rectangular cantilever, F L^3 / (3 E I), I = w h^3 / 12"
-	for _, p := range wallProps {
-		if w, ok := numberOf(n.Properties[p]); ok && w > 0 {
+	for _, p := range twin.WallProps {
+		if w, ok := twin.NumberOf(n.Properties[p]); ok && w > 0 {
 			section = beam.HollowRect{Width: dims["width"], Height: dims["height"], Wall: w}
 			method = "hollow rectangular tube cantilever, F L^3 / (3 E I)"
 			break
@@ -214,6 +215,6 @@ func (b *Backend) MaterialOf(ctx context.Context, projectID, workProductID strin
 	if err != nil {
 		return "", classify(err)
 	}
-	_, name, _ := cadMaterial(n)
+	_, name, _ := twin.CadMaterial(n)
 	return name, nil
 }

@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/internal/beam"
+	tubes "github.com/metaforge/metaforge/internal/tube"
 	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/twin"
 )
 
 // twin.optimize_parameter: the minimum-mass wall of a committed tube,
@@ -72,20 +73,10 @@ func (a optimizeArgs) search(t TubeGeometry) (beam.TubeSearch, error) {
 	if len(missing) > 0 {
 		return beam.TubeSearch{}, protocol.Refusal("Missing: %s. Give the tip load (N) and the largest tip deflection allowed (mm)", strings.Join(missing, ", "))
 	}
-	s := beam.TubeSearch{Parameter: beam.ParamWall, WidthMM: t.WidthMM, HeightMM: t.HeightMM, LengthMM: t.LengthMM,
-		LoadN: *a.LoadN, YoungsModulusMPa: t.youngsMPa(), YieldMPa: t.Mat.YieldStrengthMPa, DeflectionLimitMM: *a.Deflection,
-		SafetyFactor: 1.5, DensityKgM3: t.Mat.DensityKgM3, MinMM: 0.5, MaxMM: math.Min(t.WidthMM, t.HeightMM)/2 - 0.01,
-		ToleranceMM: 0.01, MaxIterations: a.MaxIterations}
-	for _, o := range []struct {
-		from *float64
-		into *float64
-	}{{a.SFLimit, &s.SafetyFactor}, {a.MinMM, &s.MinMM}, {a.MaxMM, &s.MaxMM}, {a.ToleranceMM, &s.ToleranceMM}} {
-		if o.from != nil {
-			*o.into = *o.from
-		}
-	}
-	if !(s.YieldMPa > 0) || !(s.YoungsModulusMPa > 0) || !(s.DensityKgM3 > 0) {
-		return beam.TubeSearch{}, protocol.Refusal("material %s has no yield strength, Young's modulus or density in the materials table", t.Mat.Name)
+	s, err := t.WallSearch(tubes.WallLimits{LoadN: *a.LoadN, DeflectionLimitMM: *a.Deflection, SafetyFactor: a.SFLimit, MinMM: a.MinMM,
+		MaxMM: a.MaxMM, ToleranceMM: a.ToleranceMM, MaxIterations: a.MaxIterations})
+	if err != nil {
+		return beam.TubeSearch{}, protocol.Refusal("%s", err)
 	}
 	return s, nil
 }
@@ -117,7 +108,7 @@ func optimizeParameter(ctx context.Context, b *Backend, raw json.RawMessage) (an
 	searchRange := map[string]any{"min_mm": s.MinMM, "max_mm": s.MaxMM, "tolerance_mm": s.ToleranceMM}
 	data := map[string]any{"parameter": r.Parameter, "status": r.Status, "iterations": r.Iterations, "max_iterations": r.Budget,
 		"candidates": r.Candidates, "constraints": constraints, "search": searchRange, "objective": "minimum mass",
-		"geometry": tubeEntry(tube), "current": current, "formulas": tubeFormulas, "method": "bisection on closed-form cantilever hand calculations"}
+		"geometry": tubeEntry(tube), "current": current, "formulas": tubes.Formulas, "method": "bisection on closed-form cantilever hand calculations"}
 	if r.Reason != "" {
 		data["reason"] = r.Reason
 	}
@@ -134,7 +125,7 @@ func optimizeParameter(ctx context.Context, b *Backend, raw json.RawMessage) (an
 	out := map[string]any{"project_id": p.ID, "work_product": map[string]any{"node_id": tube.WorkProductID, "item_ref": tube.ItemRef},
 		"parameter": r.Parameter, "status": r.Status, "wall_thickness_mm": nil, "mass_kg": nil, "iterations": r.Iterations,
 		"max_iterations": r.Budget, "candidates": r.Candidates, "constraints": constraints, "search": searchRange,
-		"current": current, "formulas": tubeFormulas, "evidence_id": evOut["node_id"], "valid_against": evOut["valid_against"]}
+		"current": current, "formulas": tubes.Formulas, "evidence_id": evOut["node_id"], "valid_against": evOut["valid_against"]}
 	if r.Reason != "" {
 		out["reason"] = r.Reason
 	}
@@ -145,8 +136,9 @@ func optimizeParameter(ctx context.Context, b *Backend, raw json.RawMessage) (an
 		return out, nil
 	}
 	evID, _ := evOut["node_id"].(string)
-	d := wallDecision(tube, s, r, win, evID)
-	dn, _, _, err := writeDecision(subCall(ctx, "decision"), b, p.ID, d)
+	d := wallDecision(subCall(ctx, "decision"), tube, s, r, win, evID)
+	d.ProjectID = p.ID
+	dn, _, _, err := twin.RecordDecision(ctx, b.Store, d)
 	if err != nil {
 		return nil, err
 	}
@@ -154,47 +146,17 @@ func optimizeParameter(ctx context.Context, b *Backend, raw json.RawMessage) (an
 	return out, nil
 }
 
-// wallDecision is the converged winner as a decision: every other
-// candidate an alternative, with why it lost.
-func wallDecision(t TubeGeometry, s beam.TubeSearch, r beam.WallResult, win beam.Candidate, evidenceID string) decisionInput {
-	mm := mmFormat(s.ToleranceMM)
-	var alts []alternative
-	for _, c := range r.Candidates {
-		if c.Value == win.Value {
-			continue
-		}
-		var why []string
-		if c.DeflectionMM > s.DeflectionLimitMM {
-			why = append(why, fmt.Sprintf("tip deflection %.4g mm > limit %g mm", c.DeflectionMM, s.DeflectionLimitMM))
-		}
-		if c.SafetyFactor < s.SafetyFactor {
-			why = append(why, fmt.Sprintf("safety factor %.3g < sf_limit %g", c.SafetyFactor, s.SafetyFactor))
-		}
-		if len(why) == 0 {
-			why = append(why, fmt.Sprintf("heavier: mass %.4g kg > winner's %.4g kg", c.MassKg, win.MassKg))
-		}
-		alts = append(alts, alternative{Option: "wall " + mm(c.Value) + " mm", Reason: strings.Join(why, "; ")})
+// wallDecision is the converged winner as a decision resting on the
+// tube's revision and SUPPORTED_BY the search's evidence, written with the
+// context's callId.
+func wallDecision(ctx context.Context, t TubeGeometry, s beam.TubeSearch, r beam.WallResult, win beam.Candidate, evidenceID string) twin.DecisionWrite {
+	d := tubes.WallDecision(t.ItemRef, t.Tube, s, r, win, evidenceID)
+	alts := make([]twin.Alternative, 0, len(d.Alternatives))
+	for _, a := range d.Alternatives {
+		alts = append(alts, twin.Alternative{Option: a.Option, Reason: a.Reason})
 	}
-	rationale := fmt.Sprintf("The lightest wall of %s (a %g mm long, %g x %g mm %s tube cantilever: E = %g GPa, yield = %g MPa) that keeps "+
-		"the tip deflection within %g mm and the safety factor against yield at least %g under a %g N tip load, by closed-form hand "+
-		"calculation (delta = F L^3 / (3 E I), sigma = F L (h / 2) / I). Both constraints loosen as the wall thickens and the mass "+
-		"grows with it, so the thinnest feasible wall is the minimum-mass one: bisection over [%s, %s] mm to %g mm converged in %d "+
-		"iterations. At %s mm the tip deflection is %.4g mm, the safety factor %.3g and the mass %.4g kg. The search is evidence %s.",
-		t.ItemRef, t.LengthMM, t.WidthMM, t.HeightMM, t.Mat.Name, t.Mat.YoungsModulusGPa, t.Mat.YieldStrengthMPa,
-		s.DeflectionLimitMM, s.SafetyFactor, s.LoadN, mm(s.MinMM), mm(s.MaxMM), s.ToleranceMM, r.Iterations,
-		mm(win.Value), win.DeflectionMM, win.SafetyFactor, win.MassKg, evidenceID)
-	key, _, _ := strings.Cut(t.ItemRef, "@")
-	return decisionInput{Name: "wall thickness of " + key, Decision: fmt.Sprintf("%s = %s mm", beam.ParamWall, mm(win.Value)),
-		Rationale: rationale, Alternatives: alts, DependsOn: []string{t.ItemRef}, SupportedBy: []string{evidenceID}}
-}
-
-// mmFormat writes lengths to one digit finer than the tolerance.
-func mmFormat(tol float64) func(float64) string {
-	digits := 1
-	if tol > 0 && tol < 1 {
-		digits = int(math.Ceil(-math.Log10(tol))) + 1
-	}
-	return func(v float64) string { return fmt.Sprintf("%.*f", digits, v) }
+	return twin.DecisionWrite{Name: d.Name, Decision: d.Decision, Rationale: d.Rationale, Alternatives: alts,
+		DependsOn: []string{t.ItemRef}, SupportedBy: []string{evidenceID}, WriteInfo: writeInfo(ctx, itemArgs{})}
 }
 
 // tubeEntry is the tube as a result shows it.
@@ -207,7 +169,8 @@ func tubeEntry(t TubeGeometry) map[string]any {
 // recordEvidenceAs records evidence through twin.record_evidence's own
 // path (its checks, its valid_against pinning), with the call's callId as
 // the idempotency key. args are that tool's arguments; values become JSON
-// values, as a tool's arguments are.
+// values, as a tool's arguments are. A refusal is the protocol's, as the
+// tool's would be.
 func recordEvidenceAs(ctx context.Context, b *Backend, args map[string]any) (map[string]any, error) {
 	raw, err := json.Marshal(args)
 	if err != nil {
@@ -215,7 +178,7 @@ func recordEvidenceAs(ctx context.Context, b *Backend, args map[string]any) (map
 	}
 	res, err := recordEvidence(ctx, b, raw)
 	if err != nil {
-		return nil, err
+		return nil, asProtocolRefusal(err)
 	}
 	out, _ := res.(map[string]any)
 	return out, nil

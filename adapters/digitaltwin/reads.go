@@ -44,7 +44,7 @@ func (a nodeOrKey) node(ctx context.Context, b *Backend) (twin.Node, error) {
 		if err != nil {
 			return twin.Node{}, err
 		}
-		return resolveRef(ctx, b, p.ID, a.ItemKey)
+		return twin.ResolveRef(ctx, b.Store, p.ID, a.ItemKey)
 	}
 	return twin.Node{}, protocol.Refusal("Missing: node_id or item_key")
 }
@@ -87,18 +87,18 @@ func getNode(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) 
 	}
 	switch n.Type {
 	case "evidence":
-		f, err := staleness(ctx, b, n.ID)
+		f, err := twin.Staleness(ctx, b.Store, n.ID)
 		if err != nil {
 			return nil, err
 		}
 		out["stale"], out["stale_against"] = f.Stale, f.Against
 	case "claim":
 		// A claim's status is never stored: it is what its evidence says now.
-		st, err := claimStatus(ctx, b, n.ID)
+		st, err := twin.StatusOfClaim(ctx, b.Store, n.ID)
 		if err != nil {
 			return nil, err
 		}
-		out["status"], out["status_reasons"] = st["status"], st["reasons"]
+		out["status"], out["status_reasons"] = st.Status, st.Reasons
 	}
 	return out, nil
 }

@@ -3,10 +3,9 @@ package digitaltwin
 import (
 	"context"
 	"encoding/json"
-	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/twin"
 )
 
 func recordConstraintSetTool() tool {
@@ -31,71 +30,24 @@ func recordConstraintSetTool() tool {
 		Idempotent: true, TimeoutSeconds: 30}, recordConstraintSet}
 }
 
-// constraint is one typed requirement.
-type constraint struct {
-	Name               string   `json:"name"`
-	Description        string   `json:"description,omitempty"`
-	Metric             string   `json:"metric,omitempty"`
-	Operator           string   `json:"operator,omitempty"`
-	Limit              *float64 `json:"limit,omitempty"`
-	Unit               string   `json:"unit,omitempty"`
-	Expression         string   `json:"expression,omitempty"`
-	TargetNodeType     string   `json:"target_node_type,omitempty"`
-	VerificationMethod string   `json:"verification_method,omitempty"`
-	AcceptanceCriteria string   `json:"acceptance_criteria,omitempty"`
-}
-
-// missing names what a requirement lacks before anything can check it.
-func (c constraint) missing() []string {
-	var out []string
-	typed := c.Metric != "" && c.Operator != "" && c.Limit != nil
-	if !typed && c.Expression == "" {
-		out = append(out, "expression or metric+operator+limit")
-	}
-	if c.Limit != nil && c.Unit == "" {
-		out = append(out, "unit (a limit without a unit cannot be compared to a quantity)")
-	}
-	if c.VerificationMethod == "" {
-		out = append(out, "verification_method")
-	}
-	return out
-}
-
 func recordConstraintSet(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
 	var a struct {
-		ProjectID   string       `json:"project_id"`
-		Name        string       `json:"name"`
-		Constraints []constraint `json:"constraints"`
+		ProjectID   string            `json:"project_id"`
+		Name        string            `json:"name"`
+		Constraints []twin.Constraint `json:"constraints"`
 		itemArgs
 	}
 	if err := decode(raw, &a); err != nil {
 		return nil, err
 	}
-	seen := map[string]bool{}
-	var incomplete []map[string]any
-	for _, c := range a.Constraints {
-		key := strings.ToLower(strings.TrimSpace(c.Name))
-		if seen[key] {
-			return nil, protocol.Refusal("constraint %q appears twice; requirement names must be unique within a set", c.Name)
-		}
-		seen[key] = true
-		if m := c.missing(); len(m) > 0 {
-			incomplete = append(incomplete, map[string]any{"name": c.Name, "missing": m})
-		}
+	if _, err := twin.CheckConstraintSet(a.Constraints); err != nil {
+		return nil, err
 	}
 	p, err := projectFor(ctx, b, a.ProjectID)
 	if err != nil {
 		return nil, err
 	}
-	var list []any
-	for _, c := range a.Constraints {
-		var m map[string]any
-		raw, _ := json.Marshal(c)
-		_ = json.Unmarshal(raw, &m)
-		list = append(list, m)
-	}
-	n, it, err := b.Store.CommitRevision(ctx, revisionWrite(ctx, p.ID, "constraint_set", a.Name, a.itemArgs,
-		map[string]any{"constraints": list}, nil))
+	n, it, incomplete, err := twin.RecordConstraintSet(ctx, b.Store, p.ID, a.Name, a.Constraints, writeInfo(ctx, a.itemArgs))
 	if err != nil {
 		return nil, err
 	}
@@ -103,7 +55,11 @@ func recordConstraintSet(ctx context.Context, b *Backend, raw json.RawMessage) (
 	out["project_id"] = p.ID
 	out["constraint_count"] = len(a.Constraints)
 	if len(incomplete) > 0 {
-		out["incomplete"] = incomplete
+		list := make([]map[string]any, 0, len(incomplete))
+		for _, c := range incomplete {
+			list = append(list, map[string]any{"name": c.Name, "missing": c.Missing})
+		}
+		out["incomplete"] = list
 	}
 	return out, nil
 }

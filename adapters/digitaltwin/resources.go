@@ -85,85 +85,13 @@ func renderBrief(ctx context.Context, b *Backend, p twin.Project) (any, error) {
 // only where every part below has one: an unknown mass is listed, never
 // counted as zero.
 func renderHierarchy(ctx context.Context, b *Backend, p twin.Project) (any, error) {
-	items, err := b.Store.Items(ctx, p.ID)
+	parts, err := twin.Breakdown(ctx, b.Store, p.ID)
 	if err != nil {
 		return nil, err
 	}
-	type entry struct {
-		ref, typ, name string
-		mass           *float64
-		children       []string
-		hasParent      bool
-	}
-	entries := map[string]*entry{}
-	var order []string
-	for _, it := range items {
-		head, err := b.Store.GetNode(ctx, it.HeadNodeID)
-		if err != nil {
-			return nil, err
-		}
-		e := &entry{ref: it.HeadRef(), typ: it.ItemType, name: it.Name}
-		if m, ok := head.Properties["mass_kg"].(float64); ok {
-			e.mass = &m
-		}
-		entries[head.ID] = e
-		order = append(order, head.ID)
-	}
-	for _, id := range order {
-		kids, err := b.Store.Neighbors(ctx, id, twin.Outgoing, twin.EdgeContains)
-		if err != nil {
-			return nil, err
-		}
-		for _, k := range kids {
-			if c, ok := entries[k.Node.ID]; ok {
-				entries[id].children = append(entries[id].children, k.Node.ID)
-				c.hasParent = true
-			}
-		}
-	}
-	var build func(id string, seen map[string]bool) (map[string]any, *float64, []string)
-	build = func(id string, seen map[string]bool) (map[string]any, *float64, []string) {
-		e := entries[id]
-		node := map[string]any{"item_ref": e.ref, "item_type": e.typ, "name": e.name}
-		if seen[id] {
-			node["cycle"] = true
-			return node, nil, []string{e.ref}
-		}
-		seen[id] = true
-		defer delete(seen, id)
-		total, unknown := e.mass, []string(nil)
-		if len(e.children) == 0 && e.mass == nil && e.typ == "cad_model" {
-			unknown = append(unknown, e.ref)
-		}
-		var kids []any
-		for _, c := range e.children {
-			kn, km, ku := build(c, seen)
-			kids = append(kids, kn)
-			unknown = append(unknown, ku...)
-			if km != nil && e.mass == nil {
-				sum := *km
-				if total != nil {
-					sum += *total
-				}
-				total = &sum
-			}
-		}
-		if kids != nil {
-			node["children"] = kids
-		}
-		if len(unknown) == 0 && total != nil {
-			node["mass_kg"] = *total
-		} else if len(unknown) > 0 {
-			node["mass_unknown_for"] = unknown
-		}
-		return node, total, unknown
-	}
 	var roots []any
-	for _, id := range order {
-		if !entries[id].hasParent {
-			n, _, _ := build(id, map[string]bool{})
-			roots = append(roots, n)
-		}
+	for _, part := range parts {
+		roots = append(roots, partEntry(part))
 	}
 	out := map[string]any{"project_id": p.ID, "roots": roots}
 	if len(roots) == 0 {
@@ -171,6 +99,29 @@ func renderHierarchy(ctx context.Context, b *Backend, p twin.Project) (any, erro
 		out["note"] = "nothing is recorded in this project yet"
 	}
 	return out, nil
+}
+
+// partEntry is one part of the breakdown as the hierarchy resource shows
+// it.
+func partEntry(part twin.Part) map[string]any {
+	node := map[string]any{"item_ref": part.ItemRef, "item_type": part.ItemType, "name": part.Name}
+	if part.Cycle {
+		node["cycle"] = true
+		return node
+	}
+	if part.Children != nil {
+		var kids []any
+		for _, c := range part.Children {
+			kids = append(kids, partEntry(c))
+		}
+		node["children"] = kids
+	}
+	if part.MassKg != nil {
+		node["mass_kg"] = *part.MassKg
+	} else if len(part.MassUnknownFor) > 0 {
+		node["mass_unknown_for"] = part.MassUnknownFor
+	}
+	return node
 }
 
 // renderDecisions lists the decision items' heads with what they recorded.
@@ -192,7 +143,7 @@ func renderRisks(ctx context.Context, b *Backend, p twin.Project) (any, error) {
 }
 
 func headsOfType(ctx context.Context, b *Backend, p twin.Project, itemType, empty string) (any, error) {
-	heads, err := headRevisions(ctx, b, p.ID, itemType)
+	heads, err := twin.HeadRevisions(ctx, b.Store, p.ID, itemType)
 	if err != nil {
 		return nil, err
 	}

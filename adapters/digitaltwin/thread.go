@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"reflect"
-	"strconv"
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
@@ -22,12 +20,6 @@ func threadTools() []tool {
 // targetProps names the node a thread question starts from.
 const targetProps = `"node_id":{"type":"string","minLength":1,"description":"the node to start from"},
 "item_key":{"type":"string","minLength":1,"description":"or an item: KEY@n for that revision, KEY for its current one"}`
-
-const (
-	defaultThreadDepth = 2
-	maxThreadDepth     = 5
-	maxThreadNodes     = 500
-)
 
 func threadForTool() tool {
 	return tool{adapters.Manifest{ToolID: "twin.thread_for", Name: "Walk the digital thread", Capability: "twin_read",
@@ -76,23 +68,6 @@ func findByPropertyTool() tool {
 		Idempotent: true, TimeoutSeconds: 30}, findByProperty}
 }
 
-// nodeBrief is how the read and thread tools show a node.
-func nodeBrief(n twin.Node) map[string]any {
-	out := map[string]any{"node_id": n.ID, "node_type": n.Type, "name": n.Name}
-	if ref := n.Ref(); ref != "" {
-		out["item_ref"] = ref
-	}
-	return out
-}
-
-// label names a node in a sentence: its item ref, or its type and name.
-func label(n twin.Node) string {
-	if ref := n.Ref(); ref != "" {
-		return ref
-	}
-	return fmt.Sprintf("%s %q (%s)", n.Type, n.Name, n.ID)
-}
-
 // ---------------------------------------------------------------- thread_for
 
 func threadFor(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
@@ -105,161 +80,58 @@ func threadFor(ctx context.Context, b *Backend, raw json.RawMessage) (any, error
 	if err := decode(raw, &a); err != nil {
 		return nil, err
 	}
-	depth := defaultThreadDepth
-	if a.Depth != nil {
-		depth = *a.Depth
-	}
-	if depth < 1 || depth > maxThreadDepth {
-		return nil, protocol.Refusal("depth %d: walk 1 to %d hops", depth, maxThreadDepth)
-	}
-	dir := twin.Direction(a.Direction)
-	switch dir {
-	case "":
-		dir = twin.Outgoing
-	case twin.Outgoing, twin.Incoming, twin.Both:
-	default:
-		return nil, protocol.Refusal("direction %q: use outgoing, incoming or both", a.Direction)
+	spec, err := twin.NewWalkSpec(a.Depth, a.Direction, a.EdgeTypes)
+	if err != nil {
+		return nil, err
 	}
 	root, err := a.node(ctx, b)
 	if err != nil {
 		return nil, err
 	}
+	w, err := spec.From(ctx, b.Store, root)
+	if err != nil {
+		return nil, err
+	}
 	nodes := []map[string]any{}
+	for _, n := range w.Nodes {
+		e := nodeBrief(n.Node)
+		e["depth"] = n.Depth
+		nodes = append(nodes, e)
+	}
 	edges := []map[string]any{}
-	seenNode := map[string]bool{root.ID: true}
-	seenEdge := map[string]bool{}
-	rootEntry := nodeBrief(root)
-	rootEntry["depth"] = 0
-	nodes = append(nodes, rootEntry)
-	truncated := false
-	frontier := []twin.Node{root}
-	for d := 1; d <= depth && len(frontier) > 0 && !truncated; d++ {
-		var next []twin.Node
-		for _, n := range frontier {
-			nbs, err := b.Store.Neighbors(ctx, n.ID, dir, a.EdgeTypes...)
-			if err != nil {
-				return nil, err
-			}
-			for _, nb := range nbs {
-				if !seenNode[nb.Node.ID] {
-					if len(nodes) >= maxThreadNodes {
-						truncated = true
-						continue
-					}
-					seenNode[nb.Node.ID] = true
-					e := nodeBrief(nb.Node)
-					e["depth"] = d
-					nodes = append(nodes, e)
-					next = append(next, nb.Node)
-				}
-				key := nb.Edge.Type + "\x00" + nb.Edge.From + "\x00" + nb.Edge.To
-				if seenEdge[key] {
-					continue
-				}
-				seenEdge[key] = true
-				e := map[string]any{"type": nb.Edge.Type, "from": nb.Edge.From, "to": nb.Edge.To}
-				if len(nb.Edge.Properties) > 0 {
-					e["properties"] = nb.Edge.Properties
-				}
-				edges = append(edges, e)
-			}
+	for _, ed := range w.Edges {
+		e := map[string]any{"type": ed.Type, "from": ed.From, "to": ed.To}
+		if len(ed.Properties) > 0 {
+			e["properties"] = ed.Properties
 		}
-		frontier = next
+		edges = append(edges, e)
 	}
 	edgeTypes := a.EdgeTypes
 	if edgeTypes == nil {
 		edgeTypes = []string{}
 	}
 	out := map[string]any{
-		"root": nodeBrief(root), "direction": string(dir), "depth": depth, "edge_types": edgeTypes,
-		"nodes": nodes, "edges": edges, "node_count": len(nodes), "edge_count": len(edges), "truncated": truncated,
+		"root": nodeBrief(root), "direction": string(spec.Direction), "depth": spec.Depth, "edge_types": edgeTypes,
+		"nodes": nodes, "edges": edges, "node_count": len(nodes), "edge_count": len(edges), "truncated": w.Truncated,
 	}
-	if len(edges) == 0 {
-		out["note"] = emptyWalkNote(root, dir, depth, a.EdgeTypes)
+	if w.Note != "" {
+		out["note"] = w.Note
 	}
 	return out, nil
 }
 
-// emptyWalkNote says which walk found nothing, so an empty thread does not
-// read as "nothing is linked" when the walk went the wrong way.
-func emptyWalkNote(root twin.Node, dir twin.Direction, depth int, edgeTypes []string) string {
-	which := "edges"
-	if len(edgeTypes) > 0 {
-		which = strings.Join(edgeTypes, ", ") + " edges"
-	}
-	switch dir {
-	case twin.Outgoing:
-		return fmt.Sprintf("nothing is reached from %s walking outgoing %s (depth %d). Edges point child-to-parent: evidence VERIFIES a "+
-			"requirement, a decision DEPENDS_ON a part, so a requirement or a part is usually an edge target. Walk direction \"incoming\" "+
-			"or \"both\", or ask twin.what_verifies (for a requirement) or twin.where_used (for a part).", label(root), which, depth)
-	case twin.Incoming:
-		return fmt.Sprintf("nothing points at %s: no incoming %s (depth %d). Walk direction \"outgoing\" for what it rests on, or \"both\".",
-			label(root), which, depth)
-	}
-	return fmt.Sprintf("%s has no %s in either direction: nothing is linked to it.", label(root), which)
-}
-
-// ------------------------------------------------------------ shared targets
-
-// target is the node a question is about, and the nodes to walk into: every
-// revision of an item named by a bare KEY, else the node itself.
-type target struct {
-	node  twin.Node
-	walk  []twin.Node
-	item  *twin.Item
-	label string // what the question named: KEY, KEY@n or a node id
-}
-
 // resolveTarget reads the node or item a question names from its
 // arguments.
-func resolveTarget(ctx context.Context, b *Backend, raw json.RawMessage) (target, error) {
+func resolveTarget(ctx context.Context, b *Backend, raw json.RawMessage) (twin.Target, error) {
 	var a nodeOrKey
 	if err := decode(raw, &a); err != nil {
-		return target{}, err
+		return twin.Target{}, err
 	}
 	n, err := a.node(ctx, b)
 	if err != nil {
-		return target{}, err
+		return twin.Target{}, err
 	}
-	t := target{node: n, walk: []twin.Node{n}, label: label(n)}
-	if n.ItemKey == "" {
-		return t, nil
-	}
-	it, err := b.Store.ItemOfNode(ctx, n.ID)
-	if err != nil {
-		return target{}, err
-	}
-	t.item = &it
-	if a.ItemKey != "" {
-		if _, rev, err := twin.ParseItemRef(a.ItemKey); err == nil && rev == 0 {
-			revs, err := b.Store.Revisions(ctx, it.ProjectID, it.Key)
-			if err != nil {
-				return target{}, err
-			}
-			// Newest first: the current revision's links lead.
-			t.walk = t.walk[:0]
-			for i := len(revs) - 1; i >= 0; i-- {
-				t.walk = append(t.walk, revs[i])
-			}
-			t.label = it.Key
-		}
-	}
-	return t, nil
-}
-
-func (t target) refs() []string {
-	out := []string{}
-	for _, n := range t.walk {
-		out = append(out, refOrID(n))
-	}
-	return out
-}
-
-func refOrID(n twin.Node) string {
-	if ref := n.Ref(); ref != "" {
-		return ref
-	}
-	return n.ID
+	return twin.TargetOf(ctx, b.Store, n, a.ItemKey)
 }
 
 // ------------------------------------------------------------- what_verifies
@@ -269,242 +141,94 @@ func whatVerifies(ctx context.Context, b *Backend, raw json.RawMessage) (any, er
 	if err != nil {
 		return nil, err
 	}
-	asked := t.node // the revision "verified" is about
-	askedScope, err := readConstraints(asked)
+	v, err := twin.WhatVerifies(ctx, b.Store, t)
 	if err != nil {
 		return nil, err
 	}
-
-	type evidenceHit struct {
-		node     twin.Node
-		verifies []string
-		current  bool // against the asked revision, or one whose relevant requirements are unchanged
-	}
-	var evOrder []string
-	evHits := map[string]*evidenceHit{}
-	claims := []map[string]any{}
-	others := []map[string]any{}
-	seenClaim := map[string]bool{}
-	for _, rev := range t.walk {
-		revScope, err := readConstraints(rev)
-		if err != nil {
-			return nil, err
-		}
-		nbs, err := b.Store.Neighbors(ctx, rev.ID, twin.Incoming, twin.EdgeVerifies, twin.EdgeSupports)
-		if err != nil {
-			return nil, err
-		}
-		for _, nb := range nbs {
-			switch nb.Node.Type {
-			case "evidence":
-				h := evHits[nb.Node.ID]
-				if h == nil {
-					h = &evidenceHit{node: nb.Node}
-					evHits[nb.Node.ID] = h
-					evOrder = append(evOrder, nb.Node.ID)
-				}
-				h.verifies = append(h.verifies, refOrID(rev))
-				if rev.ID == asked.ID || sameRequirementsFor(nb.Node, revScope, askedScope) {
-					h.current = true
-				}
-			case "claim":
-				if seenClaim[nb.Node.ID] {
-					continue
-				}
-				seenClaim[nb.Node.ID] = true
-				st, err := claimStatus(ctx, b, nb.Node.ID)
-				if err != nil {
-					return nil, err
-				}
-				c := map[string]any{"node_id": nb.Node.ID, "name": nb.Node.Name, "claim": nb.Node.Properties["claim"],
-					"requirement_ref": refOrID(rev), "status": st["status"], "reasons": st["reasons"]}
-				if name, ok := nb.Node.Properties["requirement_name"]; ok {
-					c["requirement_name"] = name
-				}
-				claims = append(claims, c)
-			default:
-				e := nodeBrief(nb.Node)
-				e["edge"], e["requirement_ref"] = nb.Edge.Type, refOrID(rev)
-				others = append(others, e)
-			}
-		}
-	}
-
-	verified := false
 	evidence := []map[string]any{}
-	var staleCount, olderCount, violating int
-	for _, id := range evOrder {
-		h := evHits[id]
-		f, err := staleness(ctx, b, id)
-		if err != nil {
-			return nil, err
-		}
-		e := evidenceEntry(h.node, f)
-		e["verifies"] = h.verifies
-		checks := []map[string]any{}
-		broken := false
-		for _, ck := range checkEvidence(h.node, askedScope) {
-			checks = append(checks, ck.entry())
-			broken = broken || ck.verdict == verdictViolates
-		}
-		e["checks"] = checks
-		e["requirement_changed"] = !h.current
-		switch {
-		case f.Stale:
-			staleCount++
-		case !h.current:
-			olderCount++
-		case broken:
-			violating++
-		default:
-			verified = true
-		}
+	for _, ev := range v.Evidence {
+		e := evidenceEntry(ev.Node, ev.Freshness)
+		e["verifies"] = ev.Verifies
+		e["checks"] = checkEntries(ev.Checks)
+		e["requirement_changed"] = ev.RequirementChanged
 		evidence = append(evidence, e)
 	}
-	for _, c := range claims {
-		if c["status"] == claimSupported {
-			verified = true
+	claims := []map[string]any{}
+	for _, c := range v.Claims {
+		e := map[string]any{"node_id": c.Node.ID, "name": c.Node.Name, "claim": c.Node.Properties["claim"],
+			"requirement_ref": c.RequirementRef, "status": c.Status.Status, "reasons": c.Status.Reasons}
+		if name, ok := c.Node.Properties["requirement_name"]; ok {
+			e["requirement_name"] = name
 		}
+		claims = append(claims, e)
 	}
-	related := len(evidence) + len(claims) + len(others)
 	out := map[string]any{
-		"requirement": nodeBrief(asked), "verified": verified, "related_count": related,
+		"requirement": nodeBrief(v.Requirement), "verified": v.Verified, "related_count": v.Related,
 		"evidence": evidence, "claims": claims, "walked": map[string]any{
-			"edges": []string{twin.EdgeVerifies, twin.EdgeSupports}, "direction": "incoming", "into": t.refs()},
+			"edges": []string{twin.EdgeVerifies, twin.EdgeSupports}, "direction": "incoming", "into": t.Refs()},
 	}
-	if len(others) > 0 {
+	if len(v.Other) > 0 {
+		others := []map[string]any{}
+		for _, o := range v.Other {
+			e := nodeBrief(o.Node)
+			e["edge"], e["requirement_ref"] = o.Edge, o.RequirementRef
+			others = append(others, e)
+		}
 		out["other"] = others
 	}
-	if t.item != nil {
-		out["head_ref"] = t.item.HeadRef()
+	if t.Item != nil {
+		out["head_ref"] = t.Item.HeadRef()
 	}
-	switch {
-	case related == 0:
-		out["note"] = fmt.Sprintf("nothing verifies %s: no VERIFIES or SUPPORTS edge points into %s (walked incoming edges). "+
-			"Nothing is recorded; record a result with twin.record_evidence (verifies: [%s]) or a claim with twin.record_claim.",
-			t.label, strings.Join(t.refs(), ", "), refOrID(asked))
-	case !verified:
-		var why []string
-		if staleCount > 0 {
-			why = append(why, fmt.Sprintf("%d evidence computed against older revisions of what it pinned (stale)", staleCount))
-		}
-		if olderCount > 0 {
-			why = append(why, fmt.Sprintf("%d evidence against earlier requirements that have since changed", olderCount))
-		}
-		if violating > 0 {
-			why = append(why, fmt.Sprintf("%d current evidence breaking a requirement", violating))
-		}
-		if len(claims) > 0 {
-			why = append(why, fmt.Sprintf("%d claims, none supported", len(claims)))
-		}
-		if len(why) == 0 {
-			why = append(why, "no evidence, only other links")
-		}
-		out["note"] = fmt.Sprintf("%s is not verified: %s. Re-run the analysis on the current design and record it with twin.record_evidence.",
-			refOrID(asked), strings.Join(why, "; "))
+	if v.Note != "" {
+		out["note"] = v.Note
 	}
 	return out, nil
 }
 
-// sameRequirementsFor: evidence that verified an earlier revision of a
-// constraint set still bears on the asked one when the requirements on its
-// metric read the same in both.
-func sameRequirementsFor(ev twin.Node, verified, asked []constraint) bool {
-	metric, _ := ev.Properties["metric"].(string)
-	if metric == "" {
-		return false
-	}
-	pick := func(cs []constraint) []constraint {
-		var out []constraint
-		for _, c := range cs {
-			if metricKey(c.Metric) == metricKey(metric) {
-				out = append(out, c)
-			}
-		}
-		return out
-	}
-	was, now := pick(verified), pick(asked)
-	if len(was) == 0 {
-		return false
-	}
-	x, _ := json.Marshal(was)
-	y, _ := json.Marshal(now)
-	return string(x) == string(y)
-}
-
 // ---------------------------------------------------------------- where_used
-
-// usedByEdges are the edges into a part that say something depends on it.
-var usedByEdges = []string{twin.EdgeDependsOn, twin.EdgeContains, twin.EdgeUses, twin.EdgeValidAgainst}
 
 func whereUsed(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
 	t, err := resolveTarget(ctx, b, raw)
 	if err != nil {
 		return nil, err
 	}
-	groups := map[string][]map[string]any{}
-	for _, e := range usedByEdges {
-		groups[e] = []map[string]any{}
+	u, err := twin.WhereUsed(ctx, b.Store, t)
+	if err != nil {
+		return nil, err
 	}
-	seen := map[string]bool{}
-	heads := map[string]string{} // item key -> head node id, for the users
-	related := 0
-	for _, rev := range t.walk {
-		nbs, err := b.Store.Neighbors(ctx, rev.ID, twin.Incoming, usedByEdges...)
-		if err != nil {
-			return nil, err
+	groups := map[string][]map[string]any{}
+	for edge, users := range u.UsedBy {
+		list := []map[string]any{}
+		for _, user := range users {
+			e := nodeBrief(user.Node)
+			e["uses"] = user.Uses
+			if user.UsesCurrent != nil {
+				e["uses_current"] = *user.UsesCurrent
+			}
+			if user.IsCurrentRevision != nil {
+				e["is_current_revision"] = *user.IsCurrentRevision
+			}
+			if user.Stale != nil {
+				e["stale"] = *user.Stale
+			}
+			list = append(list, e)
 		}
-		for _, nb := range nbs {
-			key := nb.Edge.Type + "\x00" + nb.Node.ID + "\x00" + rev.ID
-			if seen[key] {
-				continue
-			}
-			seen[key] = true
-			e := nodeBrief(nb.Node)
-			e["uses"] = refOrID(rev)
-			if t.item != nil {
-				e["uses_current"] = rev.ID == t.item.HeadNodeID
-			}
-			if nb.Node.ItemKey != "" {
-				head, ok := heads[nb.Node.ItemKey]
-				if !ok {
-					it, err := b.Store.ItemOfNode(ctx, nb.Node.ID)
-					if err != nil {
-						return nil, err
-					}
-					head = it.HeadNodeID
-					heads[nb.Node.ItemKey] = head
-				}
-				e["is_current_revision"] = head == nb.Node.ID
-			}
-			if nb.Node.Type == "evidence" {
-				f, err := staleness(ctx, b, nb.Node.ID)
-				if err != nil {
-					return nil, err
-				}
-				e["stale"] = f.Stale
-			}
-			groups[nb.Edge.Type] = append(groups[nb.Edge.Type], e)
-			related++
-		}
+		groups[edge] = list
 	}
 	out := map[string]any{
-		"part": nodeBrief(t.node), "used_by": groups, "related_count": related,
-		"walked": map[string]any{"edges": usedByEdges, "direction": "incoming", "into": t.refs()},
+		"part": nodeBrief(u.Part), "used_by": groups, "related_count": u.Related,
+		"walked": map[string]any{"edges": twin.UsedByEdges, "direction": "incoming", "into": t.Refs()},
 	}
-	if t.item != nil {
-		out["head_ref"] = t.item.HeadRef()
+	if t.Item != nil {
+		out["head_ref"] = t.Item.HeadRef()
 	}
-	if related == 0 {
-		out["note"] = fmt.Sprintf("nothing uses %s: no DEPENDS_ON, CONTAINS, USES or VALID_AGAINST edge points into %s (walked incoming "+
-			"edges). Nothing depends on it as recorded.", t.label, strings.Join(t.refs(), ", "))
+	if u.Note != "" {
+		out["note"] = u.Note
 	}
 	return out, nil
 }
 
 // ----------------------------------------------------------- find_by_property
-
-const maxFound = 200
 
 func findByProperty(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
 	var a struct {
@@ -534,93 +258,21 @@ func findByProperty(ctx context.Context, b *Backend, raw json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	items, err := b.Store.Items(ctx, p.ID)
+	m, err := twin.FindByProperty(ctx, b.Store, twin.PropertyQuery{ProjectID: p.ID, Key: a.Key, Value: want, NodeType: a.NodeType,
+		AllRevisions: a.AllRevisions})
 	if err != nil {
 		return nil, err
 	}
-	heads := map[string]string{}
-	for _, it := range items {
-		heads[it.Key] = it.HeadNodeID
-	}
-
 	found := []map[string]any{}
-	truncated := false
-	consider := func(n twin.Node) bool {
-		v, ok := propMatches(n, a.Key, want)
-		if !ok {
-			return true
-		}
-		if len(found) >= maxFound {
-			truncated = true
-			return false
-		}
-		e := nodeBrief(n)
-		e["value"] = v
-		if n.ItemKey != "" {
-			e["is_current_revision"] = heads[n.ItemKey] == n.ID
+	for _, f := range m.Nodes {
+		e := nodeBrief(f.Node)
+		e["value"] = f.Value
+		if f.IsCurrentRevision != nil {
+			e["is_current_revision"] = *f.IsCurrentRevision
 		}
 		found = append(found, e)
-		return true
 	}
-	searched := []string{}
-	if a.NodeType != "" {
-		nodes, err := b.Store.NodesByType(ctx, p.ID, a.NodeType)
-		if err != nil {
-			return nil, err
-		}
-		searched = append(searched, a.NodeType)
-		for _, n := range nodes {
-			if n.ItemKey != "" && !a.AllRevisions && heads[n.ItemKey] != n.ID {
-				continue
-			}
-			if !consider(n) {
-				break
-			}
-		}
-	} else {
-		// The store has no property query: walk every item, then every
-		// record type the tools write.
-		more := true
-		for _, it := range items {
-			if !more {
-				break
-			}
-			var nodes []twin.Node
-			if a.AllRevisions {
-				if nodes, err = b.Store.Revisions(ctx, p.ID, it.Key); err != nil {
-					return nil, err
-				}
-			} else {
-				n, err := b.Store.GetNode(ctx, it.HeadNodeID)
-				if err != nil {
-					return nil, err
-				}
-				nodes = []twin.Node{n}
-			}
-			for _, n := range nodes {
-				if more = consider(n); !more {
-					break
-				}
-			}
-		}
-		searched = append(searched, "every item")
-		for _, rt := range recordTypes() {
-			if !more {
-				break
-			}
-			nodes, err := b.Store.NodesByType(ctx, p.ID, rt)
-			if err != nil {
-				return nil, err
-			}
-			searched = append(searched, rt)
-			for _, n := range nodes {
-				if more = consider(n); !more {
-					break
-				}
-			}
-		}
-	}
-	out := map[string]any{"project_id": p.ID, "key": a.Key, "value": want, "nodes": found, "count": len(found), "truncated": truncated,
+	out := map[string]any{"project_id": p.ID, "key": a.Key, "value": want, "nodes": found, "count": len(found), "truncated": m.Truncated,
 		"all_revisions": a.AllRevisions}
 	if a.NodeType != "" {
 		out["node_type"] = a.NodeType
@@ -630,75 +282,7 @@ func findByProperty(ctx context.Context, b *Backend, raw json.RawMessage) (any, 
 		if a.AllRevisions {
 			scope = "all revisions and records"
 		}
-		out["note"] = fmt.Sprintf("no node has %s = %s (searched %s: %s)", a.Key, string(a.Value), scope, strings.Join(searched, ", "))
+		out["note"] = fmt.Sprintf("no node has %s = %s (searched %s: %s)", a.Key, string(a.Value), scope, strings.Join(m.Searched, ", "))
 	}
 	return out, nil
-}
-
-// recordTypes are the node types that are records, not revisions: what an
-// untyped property search looks through besides the items.
-func recordTypes() []string {
-	return append([]string{"evidence", "claim", approvalNodeType}, recordEntities...)
-}
-
-// propMatches looks a property up (a dotted path reaches into nested
-// objects; name is the node's name when no property has it) and says
-// whether it equals want.
-func propMatches(n twin.Node, key string, want any) (any, bool) {
-	v, ok := lookupProp(n.Properties, key)
-	if !ok && key == "name" {
-		v, ok = n.Name, true
-	}
-	if !ok {
-		return nil, false
-	}
-	if rv := reflect.ValueOf(v); v != nil && (rv.Kind() == reflect.Slice || rv.Kind() == reflect.Array) {
-		for i := 0; i < rv.Len(); i++ {
-			if valueEquals(rv.Index(i).Interface(), want) {
-				return v, true
-			}
-		}
-		return nil, false
-	}
-	return v, valueEquals(v, want)
-}
-
-func lookupProp(props map[string]any, key string) (any, bool) {
-	if v, ok := props[key]; ok {
-		return v, true
-	}
-	head, rest, found := strings.Cut(key, ".")
-	if !found {
-		return nil, false
-	}
-	inner, ok := props[head].(map[string]any)
-	if !ok {
-		return nil, false
-	}
-	return lookupProp(inner, rest)
-}
-
-func valueEquals(have, want any) bool {
-	switch w := want.(type) {
-	case float64:
-		if h, ok := numberOf(have); ok {
-			return sameValue(h, w)
-		}
-		if s, ok := have.(string); ok {
-			h, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-			return err == nil && sameValue(h, w)
-		}
-	case bool:
-		h, ok := have.(bool)
-		return ok && h == w
-	case string:
-		if h, ok := have.(string); ok {
-			return strings.EqualFold(strings.TrimSpace(h), strings.TrimSpace(w))
-		}
-		if h, ok := numberOf(have); ok {
-			f, err := strconv.ParseFloat(strings.TrimSpace(w), 64)
-			return err == nil && sameValue(h, f)
-		}
-	}
-	return false
 }

@@ -1,10 +1,6 @@
-package digitaltwin
+package twin
 
-import (
-	"testing"
-
-	"github.com/metaforge/metaforge/twin"
-)
+import "testing"
 
 func TestBoxSizeShapes(t *testing.T) {
 	for _, tc := range []struct {
@@ -35,25 +31,25 @@ func TestBoxSizeShapes(t *testing.T) {
 }
 
 func TestCadModelValueNotes(t *testing.T) {
-	n := twin.Node{ID: "n-1", Type: "cad_model", ItemKey: "CAD-A", Revision: 2, Properties: map[string]any{
+	n := Node{ID: "n-1", Type: "cad_model", ItemKey: "CAD-A", Revision: 2, Properties: map[string]any{
 		"bounding_box": "big", "mass_kg": "light", "wall_thickness_mm": 2.0, "min_wall_thickness_mm": nil, "material": "Steel"}}
-	if _, ok, note := cadModelValue(n, "envelope_z"); ok || note != "a readable bounding_box on cad_model CAD-A@2 ({size:[x,y,z]}, {min:[x,y,z],max:[x,y,z]} or {x,y,z}, in mm)" {
+	if _, ok, note := CadModelValue(n, "envelope_z"); ok || note != "a readable bounding_box on cad_model CAD-A@2 ({size:[x,y,z]}, {min:[x,y,z],max:[x,y,z]} or {x,y,z}, in mm)" {
 		t.Errorf("unreadable box: ok %v, note %q", ok, note)
 	}
-	if _, ok, note := cadModelValue(n, "mass"); ok || note != "a numeric mass_kg on cad_model CAD-A@2 (it is light)" {
+	if _, ok, note := CadModelValue(n, "mass"); ok || note != "a numeric mass_kg on cad_model CAD-A@2 (it is light)" {
 		t.Errorf("non-numeric mass: ok %v, note %q", ok, note)
 	}
-	if v, ok, _ := cadModelValue(n, "min_wall_thickness"); !ok || v.value != 2 || v.from != "properties.wall_thickness_mm" {
+	if v, ok, _ := CadModelValue(n, "min_wall_thickness"); !ok || v.Value != 2 || v.From != "properties.wall_thickness_mm" {
 		t.Errorf("thickness = %+v %v", v, ok)
 	}
-	if v, ok, _ := cadModelValue(n, "yield_strength"); !ok || v.value != 250 || v.unit != "MPa" {
+	if v, ok, _ := CadModelValue(n, "yield_strength"); !ok || v.Value != 250 || v.Unit != "MPa" {
 		t.Errorf("steel yield = %+v %v", v, ok)
 	}
-	if _, ok, note := cadModelValue(n, "tip_deflection"); ok || note != "" {
+	if _, ok, note := CadModelValue(n, "tip_deflection"); ok || note != "" {
 		t.Errorf("a metric no cad_model gives: ok %v, note %q", ok, note)
 	}
 	n.Type = "decision"
-	if _, ok, _ := cadModelValue(n, "yield_strength"); ok {
+	if _, ok, _ := CadModelValue(n, "yield_strength"); ok {
 		t.Error("a decision gave a value")
 	}
 }

@@ -1,4 +1,4 @@
-package digitaltwin
+package twin
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/metaforge/metaforge/internal/materials"
-	"github.com/metaforge/metaforge/twin"
+	"github.com/metaforge/metaforge/internal/units"
 )
 
 // The committed geometry as a source of values: the head revision of each
@@ -55,10 +55,10 @@ var cadMetrics = func() map[string]cadMetric {
 	}
 }()
 
-// cadHint says what a committed cad_model needs to give a metric, for a
+// CadHint says what a committed cad_model needs to give a metric, for a
 // requirement with nothing to check it against; "" when no cad_model can.
-func cadHint(metric string) string {
-	m, ok := cadMetrics[metricKey(metric)]
+func CadHint(metric string) string {
+	m, ok := cadMetrics[MetricKey(metric)]
 	if !ok {
 		return ""
 	}
@@ -68,88 +68,88 @@ func cadHint(metric string) string {
 	case fromMaterial:
 		return "a committed cad_model with a material from the materials table"
 	}
-	if metricKey(metric) == "mass" {
+	if MetricKey(metric) == "mass" {
 		return "a committed cad_model with properties.mass_kg (or volume_mm3 and a known material)"
 	}
 	return "a committed cad_model with properties." + strings.Join(m.props, " or ")
 }
 
-// cadValue is a value a committed cad_model gives, in the unit it is
+// CadValue is a value a committed cad_model gives, in the unit it is
 // stored in, and where on the revision it came from.
-type cadValue struct {
-	value float64
-	unit  string
-	from  string
+type CadValue struct {
+	Value float64
+	Unit  string
+	From  string
 }
 
-// cadModelValue reads the value a cad_model revision gives for a metric
+// CadModelValue reads the value a cad_model revision gives for a metric
 // (by metricKey). ok is false when it gives none; note then says what
 // names the metric but cannot be read (an unknown material, a bounding box
 // in no shape this reads), or is "" when the revision says nothing of it.
-func cadModelValue(n twin.Node, key string) (v cadValue, ok bool, note string) {
+func CadModelValue(n Node, key string) (v CadValue, ok bool, note string) {
 	m, known := cadMetrics[key]
 	if !known || n.Type != "cad_model" {
-		return cadValue{}, false, ""
+		return CadValue{}, false, ""
 	}
 	switch m.from {
 	case fromBoundingBox:
 		raw, has := n.Properties["bounding_box"]
 		if !has || raw == nil {
-			return cadValue{}, false, ""
+			return CadValue{}, false, ""
 		}
 		size, unit, ok := boxSize(raw)
 		if !ok {
-			return cadValue{}, false, fmt.Sprintf("a readable bounding_box on cad_model %s ({size:[x,y,z]}, {min:[x,y,z],max:[x,y,z]} "+
+			return CadValue{}, false, fmt.Sprintf("a readable bounding_box on cad_model %s ({size:[x,y,z]}, {min:[x,y,z],max:[x,y,z]} "+
 				"or {x,y,z}, in mm)", n.Ref())
 		}
-		return cadValue{value: size[m.axis], unit: unit, from: "properties.bounding_box " + string("xyz"[m.axis])}, true, ""
+		return CadValue{Value: size[m.axis], Unit: unit, From: "properties.bounding_box " + string("xyz"[m.axis])}, true, ""
 	case fromProperty:
 		for _, p := range m.props {
 			raw, has := n.Properties[p]
 			if !has || raw == nil {
 				continue
 			}
-			f, ok := numberOf(raw)
+			f, ok := NumberOf(raw)
 			if !ok {
-				return cadValue{}, false, fmt.Sprintf("a numeric %s on cad_model %s (it is %v)", p, n.Ref(), raw)
+				return CadValue{}, false, fmt.Sprintf("a numeric %s on cad_model %s (it is %v)", p, n.Ref(), raw)
 			}
-			return cadValue{value: f, unit: m.unit, from: "properties." + p}, true, ""
+			return CadValue{Value: f, Unit: m.unit, From: "properties." + p}, true, ""
 		}
 		if key == "mass" {
 			return derivedMass(n)
 		}
-		return cadValue{}, false, ""
+		return CadValue{}, false, ""
 	}
-	mat, name, note := cadMaterial(n)
+	mat, name, note := CadMaterial(n)
 	if name == "" || note != "" {
-		return cadValue{}, false, note
+		return CadValue{}, false, note
 	}
-	return cadValue{value: m.figure(mat), unit: m.unit, from: fmt.Sprintf("the %s of material %s (materials table)", m.what, mat.Name)}, true, ""
+	return CadValue{Value: m.figure(mat), Unit: m.unit, From: fmt.Sprintf("the %s of material %s (materials table)", m.what, mat.Name)}, true, ""
 }
 
 // derivedMass is a cad_model's mass from volume_mm3 and its material's
 // density, when it records no mass_kg.
-func derivedMass(n twin.Node) (cadValue, bool, string) {
+func derivedMass(n Node) (CadValue, bool, string) {
 	raw, has := n.Properties["volume_mm3"]
 	if !has || raw == nil {
-		return cadValue{}, false, ""
+		return CadValue{}, false, ""
 	}
-	vol, ok := numberOf(raw)
+	vol, ok := NumberOf(raw)
 	if !ok {
-		return cadValue{}, false, ""
+		return CadValue{}, false, ""
 	}
-	mat, name, note := cadMaterial(n)
+	mat, name, note := CadMaterial(n)
 	if name == "" || note != "" {
-		return cadValue{}, false, note
+		return CadValue{}, false, note
 	}
-	return cadValue{value: roundSig(mat.MassKg(vol), 12), unit: "kg",
-		from: fmt.Sprintf("properties.volume_mm3 x the density of material %s (materials table)", mat.Name)}, true, ""
+	return CadValue{Value: units.RoundSig(mat.MassKg(vol), 12), Unit: "kg",
+		From: fmt.Sprintf("properties.volume_mm3 x the density of material %s (materials table)", mat.Name)}, true, ""
 }
 
-// cadMaterial is the material a cad_model revision names, looked up in the
+// CadMaterial is the material a cad_model revision names, looked up in the
 // materials table. name is "" when it names none; note says when the
 // table does not know it.
-func cadMaterial(n twin.Node) (m materials.Material, name, note string) {
+func CadMaterial(n Node) (m materials.Material, name, note string) {
 	name, _ = n.Properties["material"].(string)
 	name = strings.TrimSpace(name)
 	if name == "" {
@@ -191,7 +191,7 @@ func boxSize(raw any) (size [3]float64, unit string, ok bool) {
 			hi, okHi := vec3(b["max"])
 			if ok = okLo && okHi; ok {
 				for i := range size {
-					size[i] = roundSig(hi[i]-lo[i], 12)
+					size[i] = units.RoundSig(hi[i]-lo[i], 12)
 				}
 			}
 		default:
@@ -214,7 +214,7 @@ func vec3(raw any) (out [3]float64, ok bool) {
 			return out, false
 		}
 		for i, x := range v {
-			if out[i], ok = numberOf(x); !ok {
+			if out[i], ok = NumberOf(x); !ok {
 				return out, false
 			}
 		}
@@ -228,7 +228,7 @@ func vec3(raw any) (out [3]float64, ok bool) {
 		for _, names := range [][3]string{{"x", "y", "z"}, {"xlen", "ylen", "zlen"}} {
 			found := true
 			for i, k := range names {
-				if out[i], ok = numberOf(v[k]); !ok {
+				if out[i], ok = NumberOf(v[k]); !ok {
 					found = false
 					break
 				}
@@ -239,36 +239,4 @@ func vec3(raw any) (out [3]float64, ok bool) {
 		}
 	}
 	return out, false
-}
-
-// cadReadings is what the committed cad_models give for a typed
-// requirement, converted to its unit, and notes on the ones that name its
-// metric but cannot be compared.
-func (rc *violationInputs) cadReadings(r setRequirement) ([]heldValue, []string) {
-	key := metricKey(r.Metric)
-	if _, ok := cadMetrics[key]; !ok {
-		return nil, nil
-	}
-	var out []heldValue
-	var notes []string
-	for _, n := range rc.cadModels {
-		v, ok, note := cadModelValue(n, key)
-		if note != "" {
-			notes = append(notes, note)
-		}
-		if !ok {
-			continue
-		}
-		inUnit, err := convert(v.value, v.unit, r.Unit)
-		if err != nil {
-			notes = append(notes, fmt.Sprintf("cad_model %s's %s in a unit comparable to %s (%v)", n.Ref(), v.from, r.Unit, err))
-			continue
-		}
-		rd := heldValue{kind: "cad_model", nodeID: n.ID, ref: n.Ref(), from: v.from, spec: specReading{value: inUnit}}
-		if normalizeUnit(v.unit) != normalizeUnit(r.Unit) {
-			rd.given = unitQuantity{Value: v.value, Unit: normalizeUnit(v.unit)}.String()
-		}
-		out = append(out, rd)
-	}
-	return out, notes
 }
