@@ -100,9 +100,6 @@ func (a *Adapter) Call(ctx context.Context, toolID string, args json.RawMessage)
 	if toolID != ToolRunSimulation {
 		return nil, adapters.WithToolID(protocol.Invalid("adapter spice has no tool %q: call %s", toolID, ToolRunSimulation), toolID)
 	}
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
-	}
 	req, err := decodeRequest(args)
 	if err != nil {
 		return nil, adapters.WithToolID(err, toolID)

@@ -1,7 +1,6 @@
 package spice
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/internal/workspace"
 	"github.com/metaforge/metaforge/protocol"
 )
@@ -66,15 +66,12 @@ type job struct {
 	maxPoints int
 }
 
+// decodeRequest decodes the arguments strictly: an unknown field is a
+// typo the caller should hear about, named with the ones there are.
 func decodeRequest(args json.RawMessage) (Request, error) {
 	var req Request
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return Request{}, protocol.Invalid("arguments do not match the spice.run_simulation input schema: %v", err)
-	}
-	if dec.More() {
-		return Request{}, protocol.Invalid("arguments hold more than one JSON value")
+	if err := adapters.DecodeArguments(args, &req); err != nil {
+		return Request{}, err
 	}
 	return req, nil
 }
