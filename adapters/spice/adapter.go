@@ -81,7 +81,7 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 		Name:           "Run SPICE simulation",
 		Description:    description,
 		Capability:     "circuit_simulation",
-		InputSchema:    json.RawMessage(inputSchema),
+		InputSchema:    inputSchema,
 		OutputSchema:   json.RawMessage(outputSchema),
 		Idempotent:     true,
 		TimeoutSeconds: 120,
