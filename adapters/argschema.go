@@ -59,6 +59,10 @@ func schemaFor(t reflect.Type, rules []SchemaRule) (*jsonschema.Schema, error) {
 		return nil, fmt.Errorf("the arguments must be a struct, not %s", t)
 	}
 	notNull(s)
+	if s.Properties == nil {
+		// A tool that takes nothing still says so: "properties": {}.
+		s.Properties = map[string]*jsonschema.Schema{}
+	}
 	for _, r := range rules {
 		target, err := r.find(s)
 		if err != nil {

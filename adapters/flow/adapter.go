@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -139,13 +138,4 @@ func classify(err error) error {
 // decode reads a tool's arguments strictly.
 func decode(raw json.RawMessage, into any) error {
 	return adapters.DecodeArguments(raw, into)
-}
-
-// schema builds an input schema from its properties.
-func schema(required []string, props string) json.RawMessage {
-	req, _ := json.Marshal(required)
-	if required == nil {
-		req = []byte("[]")
-	}
-	return json.RawMessage(fmt.Sprintf(`{"type":"object","additionalProperties":false,"required":%s,"properties":{%s}}`, req, props))
 }

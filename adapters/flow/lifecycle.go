@@ -62,9 +62,7 @@ func (s *Service) servedTools() []string {
 }
 
 func capabilities(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a struct {
-		Flow string `json:"flow"`
-	}
+	var a capabilitiesArgs
 	if err := decode(raw, &a); err != nil {
 		return nil, err
 	}

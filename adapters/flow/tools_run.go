@@ -13,10 +13,10 @@ func runTools() []tool {
 		{adapters.Manifest{ToolID: "run.start_design_flow", Name: "Start a design flow", Capability: "design_flow",
 			Description: "Start a gated design lifecycle run of a flow version a person approved (as flow.start_run): every phase " +
 				"gate still requires a person's decision. Returns run_id.",
-			InputSchema: schema([]string{"flow_version_id"}, startRunProps), Idempotent: true, TimeoutSeconds: 30}, startRun},
+			InputSchema: startRunSchema, Idempotent: true, TimeoutSeconds: 30}, startRun},
 		{adapters.Manifest{ToolID: "run.get_status", Name: "Get a run's status", Capability: "design_flow",
 			Description: "A design-flow run's status, current phase, the gate it waits at and why a rejected run stopped. Reads only.",
-			InputSchema: schema([]string{"run_id"}, runIDProp), Idempotent: true, TimeoutSeconds: 15}, runStatus},
+			InputSchema: runIDSchema, Idempotent: true, TimeoutSeconds: 15}, runStatus},
 	}
 }
 

@@ -98,6 +98,10 @@ func TestCompareToolsListsCatchesChanges(t *testing.T) {
 	if diffs := compareToolsLists(golden, described); len(diffs) != 0 {
 		t.Errorf("an added description is allowed, got %q", diffs)
 	}
+	noneRequired := []map[string]any{{"name": "a.t", "inputSchema": map[string]any{"type": "object", "required": []any{}}}}
+	if diffs := compareToolsLists(noneRequired, []map[string]any{{"name": "a.t", "inputSchema": map[string]any{"type": "object"}}}); len(diffs) != 0 {
+		t.Errorf(`"required": [] is no required argument, as no "required" is, got %q`, diffs)
+	}
 	reordered := edit(func(s map[string]any) { s["required"] = []any{"y", "x"} })
 	if diffs := compareToolsLists(golden, reordered); len(diffs) != 0 {
 		t.Errorf("required is a set, got %q", diffs)
@@ -205,6 +209,8 @@ func compareJSON(was, now any, path string) []string {
 			switch {
 			case !inWas && k == "description":
 				// An added description is the one change allowed.
+			case k == "required" && sameSet(orEmpty(wv), orEmpty(nv)):
+				// "required": [] says what leaving it out says.
 			case !inWas || !inNow:
 				diffs = append(diffs, fmt.Sprintf("%s: golden %s, now %s", sub, presentText(wv, inWas), presentText(nv, inNow)))
 			case k == "required":
@@ -232,6 +238,13 @@ func compareJSON(was, now any, path string) []string {
 		}
 		return nil
 	}
+}
+
+func orEmpty(v any) any {
+	if v == nil {
+		return []any{}
+	}
+	return v
 }
 
 func sameSet(a, b any) bool {
