@@ -35,16 +35,6 @@ func SchemaFor[T any](rules ...SchemaRule) json.RawMessage {
 	return raw
 }
 
-// SchemaOf is SchemaFor's generated schema as a value, for a rule that
-// builds one schema from another's parts.
-func SchemaOf[T any](rules ...SchemaRule) *jsonschema.Schema {
-	s, err := schemaFor(reflect.TypeFor[T](), rules)
-	if err != nil {
-		panic(fmt.Sprintf("adapters.SchemaOf[%s]: %v", reflect.TypeFor[T](), err))
-	}
-	return s
-}
-
 // anyJSON are the Go types that hold any JSON value as it came.
 var anyJSON = map[reflect.Type]*jsonschema.Schema{
 	reflect.TypeFor[json.RawMessage](): {},
