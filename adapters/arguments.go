@@ -49,7 +49,7 @@ func DecodeArguments(raw json.RawMessage, v any) error {
 				return protocol.Invalid("%s", msg)
 			}
 		}
-		return protocol.Invalid("unknown argument %s; the arguments are %s", strings.Trim(name, `"`), strings.Join(argNames(reflect.TypeOf(v), ""), ", "))
+		return protocol.Invalid("unknown argument %s; this tool takes %s", strings.Trim(name, `"`), strings.Join(argNames(reflect.TypeOf(v), ""), ", "))
 	}
 	return protocol.Invalid("the arguments must be one JSON object: %v", err)
 }
