@@ -19,70 +19,65 @@ import (
 
 func flowTools() []tool {
 	return []tool{
-		{adapters.Manifest{ToolID: "flow.list", Name: "List design flows", Capability: "design_flow",
+		adapters.Declare(adapters.Manifest{ToolID: "flow.list", Name: "List design flows", Capability: "design_flow",
 			Description: "Every launchable design flow (hardware_v1, mech_v1, design_v1) with its phases, gates, required deliverables, " +
 				"each gate's criteria, and whether it passes the invariants every flow keeps (listed too). Reads only.",
-			InputSchema: adapters.SchemaFor[struct{}](), Idempotent: true, TimeoutSeconds: 10}, listFlows},
-		{adapters.Manifest{ToolID: "flow.compile_intent", Name: "Compile an intent", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 10}, listFlows),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.compile_intent", Name: "Compile an intent", Capability: "design_flow",
 			Description: "Turn a goal into the structured intent: goal versus immediate request, categorised constraints, measurable " +
 				"success criteria (metric, operator, limit, unit), loads, material, manufacturing route, and unknowns marked blocking. " +
 				"Deterministic; stores nothing.",
-			InputSchema: adapters.SchemaFor[intentArgs](intentRules...), Idempotent: true, TimeoutSeconds: 10}, compileIntent},
-		{adapters.Manifest{ToolID: "flow.propose", Name: "Propose a flow version", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 10}, compileIntent, intentRules...),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.propose", Name: "Propose a flow version", Capability: "design_flow",
 			Description: "Tailor a template to a goal and hold the result for a person: records a flow version in the project and puts " +
 				"its approval in the approvals queue, where an identified person approves it (the /approvals page, POST /v1/approvals/{id}/decision, " +
 				"or metaforge approve ID). Returns the changes, flow_version_id and approval_id; starts no run. When the goal leaves the " +
 				"manufacturing route, target maturity or loads unknown, returns status needs_input with the questions and records nothing.",
-			InputSchema: adapters.SchemaFor[proposeArgs](append(intentRules, adapters.At("project_id", adapters.MinLength(1)), flowRule)...),
-			Idempotent:  true, TimeoutSeconds: 30}, propose},
-		{adapters.Manifest{ToolID: "flow.start_run", Name: "Start a design-flow run", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 30}, propose, slices.Concat(intentRules, []adapters.SchemaRule{adapters.At("project_id", adapters.MinLength(1)), flowRule})...),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.start_run", Name: "Start a design-flow run", Capability: "design_flow",
 			Description: "Start a run of a flow version a person approved (refused, with who to ask, until then). The run is a durable " +
 				"DesignFlow workflow: each phase waits for the connected client (phase.list_tasks, phase.claim, phase.submit) unless the " +
 				"run's inputs feed its steps (inputs.load_cases: one calculix.run_fea per case, {name, arguments, valid_against}, each " +
 				"result recorded as evidence); each gate is judged against the twin and decided by a person. Returns run_id.",
-			InputSchema: startRunSchema, Idempotent: true, TimeoutSeconds: 30}, startRun},
-		{adapters.Manifest{ToolID: "flow.status", Name: "Run status", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 30}, startRun, startRunRules...),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.status", Name: "Run status", Capability: "design_flow",
 			Description: "Phase-by-phase state of one run: each phase's status, claimant, submission and steps; each gate's criteria " +
 				"results, decision and the decisions it allows now. Reads only.",
-			InputSchema: runIDSchema, Idempotent: true, TimeoutSeconds: 15}, status},
-		{adapters.Manifest{ToolID: "flow.await_gate", Name: "Wait for a gate", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 15}, status, runIDRule),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.await_gate", Name: "Wait for a gate", Capability: "design_flow",
 			Description: "Wait up to wait_seconds for the run's next gate, judge it against what the twin holds now, and return its " +
 				"criteria, the decisions it allows (approve only when nothing fails or lacks data without an approved waiver) and where an " +
 				"identified person decides it (REST, CLI, the /runs page). Returns at once if the run is at a gate or has ended.",
-			InputSchema: adapters.SchemaFor[awaitArgs](runIDRule, adapters.At("wait_seconds", adapters.Minimum(0), adapters.Maximum(600), adapters.Default(60))),
-			Idempotent:  true, TimeoutSeconds: 700}, awaitGate},
-		{adapters.Manifest{ToolID: "flow.propose_gate_decision", Name: "Propose a gate decision", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 700}, awaitGate, runIDRule, adapters.At("wait_seconds", adapters.Minimum(0), adapters.Maximum(600), adapters.Default(60))),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.propose_gate_decision", Name: "Propose a gate decision", Capability: "design_flow",
 			Description: "Record a decision proposed in the client's chat for the gate a run waits at (flow.await_gate asks it): only " +
 				"a decision the gate allows now. It decides nothing: an identified person confirms it on the /runs page, over REST " +
 				"or with metaforge run decide, and sees the proposal there.",
-			InputSchema: adapters.SchemaFor[gateDecisionArgs](runIDRule, adapters.At("gate", adapters.MinLength(1)),
-				adapters.At("answer.decision", adapters.Enum(workflows.DecisionApprove, workflows.DecisionReject, workflows.DecisionRework)),
-				adapters.At("answer.comment", adapters.MaxLength(4000))),
-			Idempotent: true, TimeoutSeconds: 30}, proposeGateDecision},
-		{adapters.Manifest{ToolID: "flow.verify_completion", Name: "Verify completion", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 30}, proposeGateDecision, runIDRule, adapters.At("gate", adapters.MinLength(1)),
+			adapters.At("answer.decision", adapters.Enum(workflows.DecisionApprove, workflows.DecisionReject, workflows.DecisionRework)),
+			adapters.At("answer.comment", adapters.MaxLength(4000))),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.verify_completion", Name: "Verify completion", Capability: "design_flow",
 			Description: "The completion verdict of a run's project: COMPLETED_VERIFIED only when every requirement passes with current " +
 				"evidence; otherwise COMPLETED_UNVERIFIED with the requirements that block it. Reads only.",
-			InputSchema: runIDSchema, Idempotent: true, TimeoutSeconds: 30}, verifyCompletion},
-		{adapters.Manifest{ToolID: "flow.lifecycle", Name: "Run lifecycle", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 30}, verifyCompletion, runIDRule),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.lifecycle", Name: "Run lifecycle", Capability: "design_flow",
 			Description: "Per phase: execution state, whether it can be claimed now, its gate's last judgement; the requirements with " +
 				"their live status (stale evidence shown as stale), the capability gaps, and the completion verdict. Reads only.",
-			InputSchema: runIDSchema, Idempotent: true, TimeoutSeconds: 30}, lifecycle},
-		{adapters.Manifest{ToolID: "flow.capabilities", Name: "Flow capabilities", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 30}, lifecycle, runIDRule),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.capabilities", Name: "Flow capabilities", Capability: "design_flow",
 			Description: "Per phase of a flow: the tools it needs, which this server serves and which it does not, as a gap register " +
 				"with severities (a phase with no served tool is high) and workarounds. Reads only.",
-			InputSchema: adapters.SchemaFor[capabilitiesArgs](flowRule),
-			Idempotent:  true, TimeoutSeconds: 10}, capabilities},
-		{adapters.Manifest{ToolID: "flow.patch", Name: "Patch a running flow", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 10}, capabilities, flowRule),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.patch", Name: "Patch a running flow", Capability: "design_flow",
 			Description: "Change a running flow at its waiting gate: a phase's brief, deliverables, gate criteria or gate window. Always held " +
 				"for an identified person; once approved the run continues as new on the patched flow and re-runs only what the patch " +
 				"touches (a phase already run is run again; a change to the current or a later phase re-judges the current gate).",
-			InputSchema: adapters.SchemaFor[patchArgs](runIDRule,
-				// flows.Patch is also the run's record, so its required fields are said here.
-				adapters.At("patch", adapters.Require("phase", "reason")),
-				adapters.At("patch.phase", adapters.MinLength(1)), adapters.At("patch.reason", adapters.MinLength(1)),
-				adapters.At("patch.add_deliverables[]", adapters.MinLength(1)), adapters.At("patch.add_criteria[]", adapters.MinLength(1)),
-				adapters.At("patch.remove_criteria[]", adapters.MinLength(1)), adapters.At("patch.gate_window_seconds", adapters.Minimum(60))),
-			Idempotent: true, TimeoutSeconds: 30}, patchRun},
+			Idempotent: true, TimeoutSeconds: 30}, patchRun, runIDRule,
+			// flows.Patch is also the run's record, so its required fields are said here.
+			adapters.At("patch", adapters.Require("phase", "reason")),
+			adapters.At("patch.phase", adapters.MinLength(1)), adapters.At("patch.reason", adapters.MinLength(1)),
+			adapters.At("patch.add_deliverables[]", adapters.MinLength(1)), adapters.At("patch.add_criteria[]", adapters.MinLength(1)),
+			adapters.At("patch.remove_criteria[]", adapters.MinLength(1)), adapters.At("patch.gate_window_seconds", adapters.Minimum(60))),
 	}
 }
 
@@ -98,9 +93,9 @@ var intentRules = []adapters.SchemaRule{
 // flowRule names the launchable templates.
 var flowRule = adapters.At("flow", adapters.Enum("hardware_v1", "mech_v1", "design_v1"))
 
-// startRunSchema is flow.start_run's (and run.start_design_flow's). Inputs
+// startRunRules are flow.start_run's (and run.start_design_flow's). Inputs
 // is a map in Go, keyed by step; the schema names the one step there is.
-var startRunSchema = adapters.SchemaFor[startArgs](
+var startRunRules = []adapters.SchemaRule{
 	adapters.At("flow_version_id", adapters.MinLength(1)),
 	adapters.At("inputs", func(s *jsonschema.Schema) {
 		s.Properties = map[string]*jsonschema.Schema{"load_cases": s.AdditionalProperties}
@@ -112,7 +107,7 @@ var startRunSchema = adapters.SchemaFor[startArgs](
 	adapters.At("inputs.load_cases[].arguments", adapters.Type("object"), adapters.Describe("calculix.run_fea arguments")),
 	adapters.At("inputs.load_cases[].valid_against", adapters.MinItems(1), adapters.Describe("the revisions the result is computed against (KEY@n)")),
 	adapters.At("inputs.load_cases[].valid_against[]", adapters.MinLength(1)),
-)
+}
 
 // runIDArgs are the arguments of a tool that reads one run.
 type runIDArgs struct {
@@ -121,8 +116,6 @@ type runIDArgs struct {
 
 // runIDRule is a run id's form: the id of the call that started it.
 var runIDRule = adapters.At("run_id", adapters.Pattern("^[0-9a-f]{16}$"))
-
-var runIDSchema = adapters.SchemaFor[runIDArgs](runIDRule)
 
 type awaitArgs struct {
 	runIDArgs
@@ -148,10 +141,7 @@ type capabilitiesArgs struct {
 	Flow string `json:"flow"`
 }
 
-func listFlows(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	if err := decode(raw, &struct{}{}); err != nil {
-		return nil, err
-	}
+func listFlows(ctx context.Context, s *Service, _ struct{}) (any, error) {
 	var out []map[string]any
 	for _, f := range flows.Templates() {
 		row := map[string]any{"flow": f, "invariants_pass": true}
@@ -177,11 +167,7 @@ func (a intentArgs) input() flows.IntentInput {
 		TargetMaturity: a.TargetMaturity, LoadsAndUse: a.LoadsAndUse, Budget: a.Budget}
 }
 
-func compileIntent(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a intentArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func compileIntent(ctx context.Context, s *Service, a intentArgs) (any, error) {
 	return flows.CompileIntentWith(a.input()), nil
 }
 
@@ -192,11 +178,7 @@ func approvalCallID(versionID string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-func propose(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a proposeArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func propose(ctx context.Context, s *Service, a proposeArgs) (any, error) {
 	if _, err := s.Store.GetProject(ctx, a.ProjectID); err != nil {
 		return nil, protocol.Refusal("project %q does not exist: project.list names them", a.ProjectID)
 	}
@@ -242,17 +224,9 @@ type startArgs struct {
 	Inputs        map[string][]workflows.StepCase `json:"inputs,omitempty"`
 }
 
-func startRun(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a startArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	return start(ctx, s, a)
-}
-
-// start starts a run of an approved version. The run id is the starting
-// call's id, so a retried call finds the run it started.
-func start(ctx context.Context, s *Service, a startArgs) (any, error) {
+// startRun starts a run of an approved version. The run id is the
+// starting call's id, so a retried call finds the run it started.
+func startRun(ctx context.Context, s *Service, a startArgs) (any, error) {
 	v, err := loadVersion(ctx, s, a.FlowVersionID)
 	if err != nil {
 		return nil, err
@@ -277,22 +251,13 @@ func start(ctx context.Context, s *Service, a startArgs) (any, error) {
 		"next": "phase.list_tasks, then phase.claim with this run_id"}, nil
 }
 
-func status(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	return runOf(ctx, s, raw)
-}
-
-// runOf is the state of the run a tool's only argument, run_id, names.
-func runOf(ctx context.Context, s *Service, raw json.RawMessage) (workflows.RunState, error) {
-	var a runIDArgs
-	if err := decode(raw, &a); err != nil {
-		return workflows.RunState{}, err
-	}
+func status(ctx context.Context, s *Service, a runIDArgs) (any, error) {
 	return s.Engine.RunState(ctx, a.RunID)
 }
 
 // runAndFacts is the run run_id names and what its project's twin holds.
-func runAndFacts(ctx context.Context, s *Service, raw json.RawMessage) (workflows.RunState, flows.Facts, error) {
-	st, err := runOf(ctx, s, raw)
+func runAndFacts(ctx context.Context, s *Service, a runIDArgs) (workflows.RunState, flows.Facts, error) {
+	st, err := s.Engine.RunState(ctx, a.RunID)
 	if err != nil {
 		return st, flows.Facts{}, err
 	}
@@ -300,11 +265,7 @@ func runAndFacts(ctx context.Context, s *Service, raw json.RawMessage) (workflow
 	return st, facts, err
 }
 
-func awaitGate(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a awaitArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func awaitGate(ctx context.Context, s *Service, a awaitArgs) (any, error) {
 	wait := 60
 	if a.WaitSeconds != nil {
 		wait = *a.WaitSeconds
@@ -358,11 +319,7 @@ func gateQuestion(st workflows.RunState, gate workflows.GateState) adapters.AskP
 		AnswerArguments: map[string]any{"run_id": st.RunID, "gate": gate.Name}}
 }
 
-func proposeGateDecision(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a gateDecisionArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func proposeGateDecision(ctx context.Context, s *Service, a gateDecisionArgs) (any, error) {
 	ci := adapters.CallInfoFrom(ctx)
 	g, err := s.Engine.ProposeDecision(ctx, a.RunID, workflows.ProposedDecision{Gate: a.Gate, Decision: a.Answer.Decision,
 		ReworkTo: a.Answer.ReworkTo, Comment: a.Answer.Comment, Client: ci.Client, SessionID: ci.SessionID})
@@ -383,8 +340,8 @@ func decideHow(runID, gate string) map[string]string {
 	}
 }
 
-func verifyCompletion(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	st, facts, err := runAndFacts(ctx, s, raw)
+func verifyCompletion(ctx context.Context, s *Service, a runIDArgs) (any, error) {
+	st, facts, err := runAndFacts(ctx, s, a)
 	if err != nil {
 		return nil, err
 	}
@@ -393,11 +350,7 @@ func verifyCompletion(ctx context.Context, s *Service, raw json.RawMessage) (any
 		"requirements": facts.Requirements}, nil
 }
 
-func patchRun(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a patchArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func patchRun(ctx context.Context, s *Service, a patchArgs) (any, error) {
 	ci := adapters.CallInfoFrom(ctx)
 	if ci.ApprovedBy == "" {
 		return nil, protocol.Refusal("a patch applies only once an identified person approved it; flow.patch is always held for one")
