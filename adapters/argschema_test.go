@@ -31,6 +31,7 @@ func TestSchemaForGeneratesFromTheType(t *testing.T) {
 		At("loads", MinItems(1), MaxItems(3), UniqueItems()),
 		At("loads[]", MinLength(1), Pattern("^[A-Z]")),
 		At("comment", Nullable(), MaxLength(10)),
+		At("inner", MaxProperties(1)),
 		At("inner.max", Minimum(1)),
 		At("", Then("source_kind", "ldo", &jsonschema.Schema{Required: []string{"comment"}})),
 	)
@@ -47,7 +48,7 @@ func TestSchemaForGeneratesFromTheType(t *testing.T) {
 	    "source_kind": {"type": "string", "enum": ["supply", "ldo"], "default": "supply"},
 	    "loads": {"type": "array", "minItems": 1, "maxItems": 3, "uniqueItems": true, "items": {"type": "string", "minLength": 1, "pattern": "^[A-Z]"}},
 	    "comment": {"type": ["string", "null"], "maxLength": 10},
-	    "inner": {"type": "object", "additionalProperties": false, "properties": {"max": {"type": "integer", "minimum": 1}}}
+	    "inner": {"type": "object", "maxProperties": 1, "additionalProperties": false, "properties": {"max": {"type": "integer", "minimum": 1}}}
 	  },
 	  "allOf": [{"if": {"properties": {"source_kind": {"const": "ldo"}}, "required": ["source_kind"]},
 	             "then": {"required": ["comment"]}}]

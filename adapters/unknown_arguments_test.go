@@ -64,3 +64,20 @@ func TestUnknownArgumentNamesWhatTheToolTakes(t *testing.T) {
 		}
 	}
 }
+
+// Where the walk cannot tell which branch applies (an if on two
+// arguments), the validator's own report is read the same way.
+func TestUnknownArgumentFromTheValidator(t *testing.T) {
+	raw := json.RawMessage(`{"type": "object", "additionalProperties": false,
+	  "properties": {"a": {"type": "string"}, "b": {"type": "string"}, "p": {"type": "object"}},
+	  "allOf": [{"if": {"properties": {"a": {"const": "x"}, "b": {"const": "y"}}, "required": ["a", "b"]},
+	             "then": {"properties": {"p": {"properties": {"q": {}}, "additionalProperties": false}}}}]}`)
+	s, err := compileInputSchema(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = s.validate("t.x", []byte(`{"a": "x", "b": "y", "p": {"r": 1}}`))
+	if want := "unknown argument p.r; p takes q"; err == nil || !strings.Contains(err.Error(), want) {
+		t.Errorf("%v, want %q", err, want)
+	}
+}
