@@ -214,7 +214,7 @@ func TestInvokeToolInvalidArguments(t *testing.T) {
 	}{
 		{"wrong type", `{"x":"ten"}`, "argument x: ", `want "number"`},
 		{"missing required", `{"label":"r1"}`, "arguments: ", `["x"]`},
-		{"unknown field", `{"x":1,"y":2}`, "arguments: ", `["y"]`},
+		{"unknown field", `{"x":1,"y":2}`, "unknown argument y; this tool takes ", "label, x"},
 		{"not an object", `[1,2]`, "arguments must be a JSON object", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

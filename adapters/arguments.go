@@ -10,16 +10,23 @@ import (
 	"github.com/metaforge/metaforge/protocol"
 )
 
+// ArgumentsOrEmpty is the one empty-arguments rule: arguments left out,
+// empty or JSON null are the empty object, so a tool with nothing required
+// can be called with none, whichever way a client says "none".
+func ArgumentsOrEmpty(raw json.RawMessage) json.RawMessage {
+	trimmed := bytes.TrimSpace(raw)
+	if len(trimmed) == 0 || string(trimmed) == "null" {
+		return json.RawMessage("{}")
+	}
+	return raw
+}
+
 // DecodeArguments decodes a tool's arguments into v, a pointer to its
 // argument struct. A field v does not have is refused, naming the ones it
 // has: the registry checks the schema first, but a direct call must not
 // pass a misspelt option silently, and a wrong type says what to write.
 func DecodeArguments(raw json.RawMessage, v any) error {
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 || string(raw) == "null" {
-		raw = []byte("{}")
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec := json.NewDecoder(bytes.NewReader(ArgumentsOrEmpty(raw)))
 	dec.DisallowUnknownFields()
 	err := dec.Decode(v)
 	if err == nil {
@@ -36,7 +43,13 @@ func DecodeArguments(raw json.RawMessage, v any) error {
 		return protocol.Invalid("argument %s must be %s, not a JSON %s", typeErr.Field, jsonKind(typeErr.Type), typeErr.Value)
 	}
 	if name, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
-		return protocol.Invalid("unknown argument %s; the arguments are %s", name, strings.Join(argNames(reflect.TypeOf(v), ""), ", "))
+		var value any
+		if json.Unmarshal(ArgumentsOrEmpty(raw), &value) == nil {
+			if msg, ok := unknownField(reflect.TypeOf(v), value, ""); ok {
+				return protocol.Invalid("%s", msg)
+			}
+		}
+		return protocol.Invalid("unknown argument %s; this tool takes %s", strings.Trim(name, `"`), strings.Join(argNames(reflect.TypeOf(v), ""), ", "))
 	}
 	return protocol.Invalid("the arguments must be one JSON object: %v", err)
 }

@@ -23,7 +23,7 @@ func TestDecodeArguments(t *testing.T) {
 		t.Errorf("good arguments: %v %+v", err, a)
 	}
 	for raw, want := range map[string]string{
-		`{"fiel":"a"}`:              `unknown argument "fiel"; the arguments are file, parts, parts[].name, parts[].x`,
+		`{"fiel":"a"}`:              "unknown argument fiel; this tool takes file, parts",
 		`{"file":3}`:                "argument file must be a string, not a JSON number",
 		`{"parts":[{"x":"far"}]}`:   "argument parts.0.x must be a number, not a JSON string",
 		`{"file":"a"} {"file":"b"}`: "nothing after it",

@@ -87,9 +87,7 @@ func (c *HTTPAdapter) Manifests() []Manifest { return slices.Clone(c.manifests) 
 // call on the server. The adapter's errors come back as the *protocol.Error
 // it returned; a server that cannot be reached is a transient error.
 func (c *HTTPAdapter) Call(ctx context.Context, toolID string, args json.RawMessage) (*Result, error) {
-	if isAbsent(args) {
-		args = json.RawMessage("{}")
-	}
+	args = ArgumentsOrEmpty(args)
 	params := ToolCallParams{ToolID: toolID, Arguments: args}
 	if d, ok := ctx.Deadline(); ok {
 		secs := math.Ceil(time.Until(d).Seconds())

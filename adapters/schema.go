@@ -33,17 +33,22 @@ func compileInputSchema(raw json.RawMessage) (*inputSchema, error) {
 // validate checks args against the schema. The error is INVALID_PARAMS and
 // names the field at fault, as the schema library reports it.
 func (s *inputSchema) validate(toolID string, args []byte) error {
-	if len(args) == 0 || string(args) == "null" {
-		args = []byte("{}")
-	}
 	var instance any
-	if err := json.Unmarshal(args, &instance); err != nil {
+	if err := json.Unmarshal(ArgumentsOrEmpty(args), &instance); err != nil {
 		return &protocol.Error{Code: protocol.InvalidParams, ToolID: toolID, Details: "arguments are not valid JSON: " + err.Error()}
 	}
 	if _, ok := instance.(map[string]any); !ok {
 		return &protocol.Error{Code: protocol.InvalidParams, ToolID: toolID, Details: "arguments must be a JSON object"}
 	}
+	// An unknown argument is named first, whatever else is wrong: it is
+	// usually the cause of the rest (a radius given for a diameter).
+	if msg, ok := findUnknown(s.resolved.Schema(), instance, "", ""); ok {
+		return &protocol.Error{Code: protocol.InvalidParams, ToolID: toolID, Details: msg}
+	}
 	if err := s.resolved.Validate(instance); err != nil {
+		if msg, ok := unknownArguments(s.resolved.Schema(), err); ok {
+			return &protocol.Error{Code: protocol.InvalidParams, ToolID: toolID, Details: msg}
+		}
 		return &protocol.Error{Code: protocol.InvalidParams, ToolID: toolID, Details: describeSchemaError(err)}
 	}
 	return nil

@@ -125,9 +125,7 @@ func (s *StdioAdapter) Call(ctx context.Context, toolID string, args json.RawMes
 	if err != nil {
 		return nil, err
 	}
-	if isAbsent(args) {
-		args = json.RawMessage("{}")
-	}
+	args = ArgumentsOrEmpty(args)
 	params := ToolCallParams{ToolID: toolID, Arguments: args}
 	if d, ok := ctx.Deadline(); ok {
 		secs := math.Ceil(time.Until(d).Seconds())

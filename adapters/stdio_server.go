@@ -243,10 +243,7 @@ func (s *stdioServer) toolCall(ctx, callCtx context.Context, req RPCRequest) {
 			"timeout_seconds %d is outside %d..%d", p.TimeoutSeconds, MinTimeoutSeconds, MaxTimeoutSeconds), false, 0)
 		return
 	}
-	args := p.Arguments
-	if isAbsent(args) {
-		args = json.RawMessage("{}")
-	}
+	args := ArgumentsOrEmpty(p.Arguments)
 
 	if p.TimeoutSeconds > 0 {
 		var cancel context.CancelFunc

@@ -50,9 +50,7 @@ func (s *Server) prepareCall(toolID string, args json.RawMessage, timeoutSeconds
 	if !ok {
 		return workflows.ToolCallInput{}, s.unknownToolError(toolID)
 	}
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
-	}
+	args = adapters.ArgumentsOrEmpty(args)
 	if err := s.opts.Registry.ValidateArguments(toolID, args); err != nil {
 		var perr *protocol.Error
 		details := err.Error()

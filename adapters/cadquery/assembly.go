@@ -35,7 +35,7 @@ var assemblyTool = tool{
 			"interference_check_passed (no interferences). With a material, also material and mass_kg: the summed volume x that " +
 			"one material's density, a first-order estimate (one material for every part, overlaps counted twice).",
 		Capability:     "cad_assembly",
-		InputSchema:    json.RawMessage(assemblyInputSchema),
+		InputSchema:    assemblyInputSchema,
 		OutputSchema:   json.RawMessage(assemblyOutputSchema),
 		Idempotent:     true,
 		TimeoutSeconds: 300,
@@ -45,19 +45,19 @@ var assemblyTool = tool{
 
 type assemblyArgs struct {
 	Parts      []partArgs `json:"parts"`
-	Material   string     `json:"material"`
-	OutputPath string     `json:"output_path"`
+	Material   string     `json:"material,omitempty"`
+	OutputPath string     `json:"output_path,omitempty"`
 }
 
 type partArgs struct {
-	Name string  `json:"name"`
+	Name string  `json:"name" jsonschema:"Unique name of the part in the assembly."`
 	File string  `json:"file"`
-	X    float64 `json:"x"`
-	Y    float64 `json:"y"`
-	Z    float64 `json:"z"`
-	RX   float64 `json:"rx"`
-	RY   float64 `json:"ry"`
-	RZ   float64 `json:"rz"`
+	X    float64 `json:"x" jsonschema:"Move along X, mm, after rotating."`
+	Y    float64 `json:"y" jsonschema:"Move along Y, mm, after rotating."`
+	Z    float64 `json:"z" jsonschema:"Move along Z, mm, after rotating."`
+	RX   float64 `json:"rx" jsonschema:"Rotation about the global X axis through the part's origin, degrees; applied first."`
+	RY   float64 `json:"ry" jsonschema:"Rotation about the global Y axis, degrees; applied second."`
+	RZ   float64 `json:"rz" jsonschema:"Rotation about the global Z axis, degrees; applied third."`
 }
 
 type assemblyRequest struct {
@@ -133,33 +133,19 @@ func (a *Adapter) createAssembly(ctx context.Context, raw json.RawMessage) (*ada
 	return result(out, files)
 }
 
-var assemblyInputSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["parts"],
-  "properties": {
-    "parts": {
-      "type": "array", "minItems": 1, "maxItems": 100,
-      "items": {
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["name", "file"],
-        "properties": {
-          "name": {"type": "string", "minLength": 1, "maxLength": 100, "pattern": "^[^/\\x00-\\x1f]+$", "description": "Unique name of the part in the assembly."},
-          "file": ` + inputFileSchema + `,
-          "x": {"type": "number", "default": 0, "description": "Move along X, mm, after rotating."},
-          "y": {"type": "number", "default": 0, "description": "Move along Y, mm, after rotating."},
-          "z": {"type": "number", "default": 0, "description": "Move along Z, mm, after rotating."},
-          "rx": {"type": "number", "default": 0, "description": "Rotation about the global X axis through the part's origin, degrees; applied first."},
-          "ry": {"type": "number", "default": 0, "description": "Rotation about the global Y axis, degrees; applied second."},
-          "rz": {"type": "number", "default": 0, "description": "Rotation about the global Z axis, degrees; applied third."}
-        }
-      }
-    },
-    "material": ` + materialSchema + `,
-    "output_path": ` + outputPathSchema("assembly.step", ".step or .stp") + `
-  }
-}`
+// assemblyInputSchema is generated from assemblyArgs. partArgs is also
+// what the kernel gets, so its placement stays in the kernel's JSON even
+// at 0: which part fields are required is said here, not by omitempty.
+var assemblyInputSchema = adapters.SchemaFor[assemblyArgs](
+	adapters.At("parts", adapters.MinItems(1), adapters.MaxItems(100)),
+	adapters.At("parts[]", adapters.Require("name", "file")),
+	adapters.At("parts[].name", adapters.MinLength(1), adapters.MaxLength(100), adapters.Pattern(`^[^/\x00-\x1f]+$`)),
+	inputFile("parts[].file"),
+	adapters.At("parts[].x", adapters.Default(0)), adapters.At("parts[].y", adapters.Default(0)), adapters.At("parts[].z", adapters.Default(0)),
+	adapters.At("parts[].rx", adapters.Default(0)), adapters.At("parts[].ry", adapters.Default(0)), adapters.At("parts[].rz", adapters.Default(0)),
+	material,
+	outputPath("assembly.step", ".step or .stp"),
+)
 
 const assemblyOutputSchema = `{
   "type": "object",

@@ -25,7 +25,7 @@ var booleanTool = tool{
 			"result_area (mm^2), bounding_box ({min, max, size}, mm; null when the result is empty) and solid_count. " +
 			"Parts that do not meet intersect to an empty result with volume 0, not an error.",
 		Capability:     "cad_operations",
-		InputSchema:    json.RawMessage(booleanInputSchema),
+		InputSchema:    booleanInputSchema,
 		OutputSchema:   json.RawMessage(booleanOutputSchema),
 		Idempotent:     true,
 		TimeoutSeconds: 120,
@@ -36,8 +36,8 @@ var booleanTool = tool{
 type booleanArgs struct {
 	InputFileA string `json:"input_file_a"`
 	InputFileB string `json:"input_file_b"`
-	Operation  string `json:"operation"`
-	OutputPath string `json:"output_path"`
+	Operation  string `json:"operation" jsonschema:"union: A + B; subtract: A - B; intersect: what A and B share."`
+	OutputPath string `json:"output_path,omitempty"`
 }
 
 type booleanRequest struct {
@@ -86,17 +86,11 @@ func (a *Adapter) booleanOperation(ctx context.Context, raw json.RawMessage) (*a
 	return result(out, files)
 }
 
-var booleanInputSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["input_file_a", "input_file_b", "operation"],
-  "properties": {
-    "input_file_a": ` + inputFileSchema + `,
-    "input_file_b": ` + inputFileSchema + `,
-    "operation": {"type": "string", "enum": ["union", "subtract", "intersect"], "description": "union: A + B; subtract: A - B; intersect: what A and B share."},
-    "output_path": ` + outputPathSchema("<operation>.step", ".step or .stp") + `
-  }
-}`
+var booleanInputSchema = adapters.SchemaFor[booleanArgs](
+	inputFile("input_file_a"), inputFile("input_file_b"),
+	adapters.At("operation", adapters.Enum("union", "subtract", "intersect")),
+	outputPath("<operation>.step", ".step or .stp"),
+)
 
 const booleanOutputSchema = `{
   "type": "object",

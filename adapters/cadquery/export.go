@@ -56,7 +56,7 @@ var exportTool = tool{
 			"other formats take neither. Returns output_file (absolute path), format and file_size_bytes, and for step also " +
 			fmt.Sprintf("step_base64, the file's bytes (files up to %d MiB).", maxStepBase64Bytes>>20),
 		Capability:     "cad_export",
-		InputSchema:    json.RawMessage(exportInputSchema),
+		InputSchema:    exportInputSchema,
 		OutputSchema:   json.RawMessage(exportOutputSchema),
 		Idempotent:     true,
 		TimeoutSeconds: 120,
@@ -67,9 +67,9 @@ var exportTool = tool{
 type exportArgs struct {
 	InputFile        string   `json:"input_file"`
 	OutputFormat     string   `json:"output_format"`
-	OutputPath       string   `json:"output_path"`
-	Tolerance        *float64 `json:"tolerance"`
-	AngularTolerance *float64 `json:"angular_tolerance"`
+	OutputPath       string   `json:"output_path,omitempty"`
+	Tolerance        *float64 `json:"tolerance,omitempty" jsonschema:"Mesh formats only: largest distance, mm, between a triangle and the true surface."`
+	AngularTolerance *float64 `json:"angular_tolerance,omitempty" jsonschema:"Mesh formats only: largest angle, radians, between neighbouring triangles along a curve."`
 }
 
 type exportRequest struct {
@@ -188,18 +188,13 @@ func formatList() string {
 	return strings.Join(parts, "; ")
 }
 
-var exportInputSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["input_file", "output_format"],
-  "properties": {
-    "input_file": ` + inputFileSchema + `,
-    "output_format": {"type": "string", "enum": ["step", "stl", "obj", "brep", "amf", "svg", "glb"]},
-    "output_path": ` + outputPathSchema("<input file's name>.<format>", "the format's extension") + `,
-    "tolerance": {"type": "number", "minimum": 0.001, "default": 0.1, "description": "Mesh formats only: largest distance, mm, between a triangle and the true surface."},
-    "angular_tolerance": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 0.1, "description": "Mesh formats only: largest angle, radians, between neighbouring triangles along a curve."}
-  }
-}`
+var exportInputSchema = adapters.SchemaFor[exportArgs](
+	inputFile("input_file"),
+	adapters.At("output_format", adapters.Enum("step", "stl", "obj", "brep", "amf", "svg", "glb")),
+	outputPath("<input file's name>.<format>", "the format's extension"),
+	adapters.At("tolerance", adapters.Minimum(0.001), adapters.Default(0.1)),
+	adapters.At("angular_tolerance", adapters.ExclusiveMinimum(0), adapters.Maximum(1), adapters.Default(0.1)),
+)
 
 const exportOutputSchema = `{
   "type": "object",

@@ -3,6 +3,9 @@ package cadquery
 import (
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/internal/materials"
 )
 
@@ -30,19 +33,30 @@ const (
 	massSchema = `{"type": "number", "minimum": 0, "description": "Mass, kg: volume x the material's density. Present only when a material was given."}`
 )
 
-// outputPathSchema is the schema of an output_path argument whose default
-// is def and whose extension is one of exts.
-func outputPathSchema(def, exts string) string {
-	return `{"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[^/\\\\]+$", "not": {"enum": [".", ".."]},
-    "description": "Plain file name (no folders) for the output, written in the call's own output folder; the result gives its absolute path. ` +
-		`Default ` + def + `. Must end in ` + exts + `; a name without an extension gets one."}`
+// outputPath is the rule of an output_path argument whose default is
+// def and whose extension is one of exts.
+func outputPath(def, exts string) adapters.SchemaRule {
+	return adapters.At("output_path", plainFileName,
+		adapters.Describe("Plain file name (no folders) for the output, written in the call's own output folder; the result gives its absolute path. "+
+			"Default "+def+". Must end in "+exts+"; a name without an extension gets one."))
 }
 
-// inputFileSchema is the schema of a STEP or BREP input file argument.
-const inputFileSchema = `{"type": "string", "minLength": 1,
-    "description": "Path of a STEP (.step, .stp) or BREP (.brep, .brp) file inside the workspace, e.g. a cad_file or output_file an earlier call returned; a relative path is taken from the workspace root."}`
+// plainFileName is a file name with no folder in it, not . or ..
+func plainFileName(s *jsonschema.Schema) {
+	adapters.MinLength(1)(s)
+	adapters.MaxLength(255)(s)
+	adapters.Pattern(`^[^/\\]+$`)(s)
+	s.Not = &jsonschema.Schema{}
+	adapters.Enum(".", "..")(s.Not)
+}
 
-// materialSchema names the materials of the one materials table.
-var materialSchema = `{"type": "string", "minLength": 1,
-    "description": "Material from MetaForge's materials table (` + strings.Join(materials.Names(), ", ") +
-	`; common aliases such as aluminum work). Its density gives mass_kg."}`
+// inputFile is the rule of a STEP or BREP input file argument at path.
+func inputFile(path string) adapters.SchemaRule {
+	return adapters.At(path, adapters.MinLength(1),
+		adapters.Describe("Path of a STEP (.step, .stp) or BREP (.brep, .brp) file inside the workspace, e.g. a cad_file or output_file an earlier call returned; a relative path is taken from the workspace root."))
+}
+
+// material names the materials of the one materials table.
+var material = adapters.At("material", adapters.MinLength(1),
+	adapters.Describe("Material from MetaForge's materials table ("+strings.Join(materials.Names(), ", ")+
+		"; common aliases such as aluminum work). Its density gives mass_kg."))

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/metaforge/metaforge/adapters"
 )
 
@@ -32,10 +34,10 @@ var parametricTool = tool{
 }
 
 type parametricArgs struct {
-	ShapeType  string             `json:"shape_type"`
-	Parameters map[string]float64 `json:"parameters"`
-	Material   string             `json:"material"`
-	OutputPath string             `json:"output_path"`
+	ShapeType  string             `json:"shape_type" jsonschema:"The part to build."`
+	Parameters map[string]float64 `json:"parameters,omitempty"`
+	Material   string             `json:"material,omitempty"`
+	OutputPath string             `json:"output_path,omitempty"`
 }
 
 // parametricRequest is what the kernel gets: every dimension, checked.
@@ -96,54 +98,42 @@ func shapeSummaries() string {
 	return strings.Join(parts, "; ")
 }
 
-// parametricInputSchema is built from the shapes table: each shape_type
-// accepts only its own parameters, each with its default and lower bound.
+// parametricInputSchema is generated from parametricArgs and the shapes
+// table: each shape_type accepts only its own parameters, each with its
+// default and lower bound.
 func parametricInputSchema() json.RawMessage {
-	type object = map[string]any
-	anyShape := object{}
-	var perShape []any
 	var byShape []string
+	var perShape []adapters.SchemaEdit
+	anyShape := map[string]*jsonschema.Schema{}
 	for _, s := range shapes {
-		props := object{}
+		props := map[string]*jsonschema.Schema{}
 		for _, d := range s.dims {
-			p := object{"type": "number", "default": d.def, "description": "mm, " + d.doc}
+			p := &jsonschema.Schema{Type: "number", Description: "mm, " + d.doc}
+			adapters.Default(d.def)(p)
 			if d.zeroOK {
-				p["minimum"] = 0
+				adapters.Minimum(0)(p)
 			} else {
-				p["exclusiveMinimum"] = 0
+				adapters.ExclusiveMinimum(0)(p)
 			}
 			props[d.name] = p
-			anyShape[d.name] = object{"type": "number", "minimum": 0}
+			anyShape[d.name] = &jsonschema.Schema{Type: "number"}
+			adapters.Minimum(0)(anyShape[d.name])
 		}
-		perShape = append(perShape, object{
-			"if":   object{"properties": object{"shape_type": object{"const": s.name}}, "required": []string{"shape_type"}},
-			"then": object{"properties": object{"parameters": object{"properties": props, "additionalProperties": false}}},
-		})
+		perShape = append(perShape, adapters.Then("shape_type", s.name, &jsonschema.Schema{Properties: map[string]*jsonschema.Schema{
+			"parameters": {Properties: props, AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}},
+		}}))
 		byShape = append(byShape, s.name+": "+s.paramList())
 	}
-	schema := object{
-		"type":                 "object",
-		"additionalProperties": false,
-		"required":             []string{"shape_type"},
-		"properties": object{
-			"shape_type": object{"type": "string", "enum": shapeNames(), "description": "The part to build."},
-			"parameters": object{
-				"type":                 "object",
-				"properties":           anyShape,
-				"additionalProperties": false,
-				"description": "Dimensions in mm; those left out take their defaults (see the tool description). " +
-					"Each shape takes only its own: " + strings.Join(byShape, "; ") + ".",
-			},
-			"material":    json.RawMessage(materialSchema),
-			"output_path": json.RawMessage(outputPathSchema("<shape_type>.step", ".step or .stp")),
-		},
-		"allOf": perShape,
-	}
-	raw, err := json.Marshal(schema)
-	if err != nil {
-		panic("cadquery: the create_parametric schema cannot be encoded: " + err.Error())
-	}
-	return raw
+	return adapters.SchemaFor[parametricArgs](
+		adapters.At("shape_type", adapters.Enum(shapeNames()...)),
+		adapters.At("parameters", func(p *jsonschema.Schema) {
+			p.Properties, p.AdditionalProperties = anyShape, &jsonschema.Schema{Not: &jsonschema.Schema{}}
+		}, adapters.Describe("Dimensions in mm; those left out take their defaults (see the tool description). "+
+			"Each shape takes only its own: "+strings.Join(byShape, "; ")+".")),
+		material,
+		outputPath("<shape_type>.step", ".step or .stp"),
+		adapters.At("", perShape...),
+	)
 }
 
 const parametricOutputSchema = `{

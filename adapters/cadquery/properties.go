@@ -21,7 +21,7 @@ var propertiesTool = tool{
 			"With a material, also mass_kg (volume x density) and inertia_kg_mm2 (the same tensor for that density, kg mm^2). " +
 			"A file with no closed solid has no mass properties and is refused.",
 		Capability:     "cad_analysis",
-		InputSchema:    json.RawMessage(propertiesInputSchema),
+		InputSchema:    propertiesInputSchema,
 		OutputSchema:   json.RawMessage(propertiesOutputSchema),
 		Idempotent:     true,
 		TimeoutSeconds: 120,
@@ -31,7 +31,7 @@ var propertiesTool = tool{
 
 type propertiesArgs struct {
 	InputFile string `json:"input_file"`
-	Material  string `json:"material"`
+	Material  string `json:"material,omitempty"`
 }
 
 type propertiesRequest struct {
@@ -83,15 +83,7 @@ func (a *Adapter) getProperties(ctx context.Context, raw json.RawMessage) (*adap
 	return result(out, nil)
 }
 
-var propertiesInputSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["input_file"],
-  "properties": {
-    "input_file": ` + inputFileSchema + `,
-    "material": ` + materialSchema + `
-  }
-}`
+var propertiesInputSchema = adapters.SchemaFor[propertiesArgs](inputFile("input_file"), material)
 
 const propertiesOutputSchema = `{
   "type": "object",

@@ -41,7 +41,7 @@ var scriptTool = tool{
 			"network_namespace). A script that fails is an error naming the cause and the script's line: an exception, no " +
 			"`result`, a file outside the folder, a network attempt, memory, or the time limit (TOOL_TIMEOUT).",
 		Capability:   "cad_scripting",
-		InputSchema:  json.RawMessage(scriptInputSchema),
+		InputSchema:  scriptInputSchema,
 		OutputSchema: json.RawMessage(scriptOutputSchema),
 		// A script may do anything within its sandbox, not
 		// deterministically, so it runs at most once.
@@ -53,10 +53,10 @@ var scriptTool = tool{
 }
 
 type scriptArgs struct {
-	Script         string `json:"script"`
-	OutputPath     string `json:"output_path"`
-	TimeoutSeconds *int   `json:"timeout_seconds"`
-	MemoryMB       *int   `json:"memory_mb"`
+	Script         string `json:"script" jsonschema:"Python using CadQuery (imported as cq) that assigns the part to result."`
+	OutputPath     string `json:"output_path,omitempty" jsonschema:"Plain file name (no folders) for the STEP of result, in the call's own output folder. Default result.step. Must end in .step or .stp; a name without an extension gets .step."`
+	TimeoutSeconds *int   `json:"timeout_seconds,omitempty" jsonschema:"Wall-clock limit, s; past it the script is killed."`
+	MemoryMB       *int   `json:"memory_mb,omitempty" jsonschema:"Memory the script may allocate beyond what Python and CadQuery already take, MB."`
 }
 
 type scriptRequest struct {
@@ -122,18 +122,12 @@ func intInRange(field string, v *int, def, lo, hi int) (int, error) {
 	return *v, nil
 }
 
-const scriptInputSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["script"],
-  "properties": {
-    "script": {"type": "string", "minLength": 1, "maxLength": 1048576, "description": "Python using CadQuery (imported as cq) that assigns the part to result."},
-    "output_path": {"type": "string", "minLength": 1, "maxLength": 255, "pattern": "^[^/\\\\]+$", "not": {"enum": [".", ".."]},
-      "description": "Plain file name (no folders) for the STEP of result, in the call's own output folder. Default result.step. Must end in .step or .stp; a name without an extension gets .step."},
-    "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": 600, "default": 60, "description": "Wall-clock limit, s; past it the script is killed."},
-    "memory_mb": {"type": "integer", "minimum": 64, "maximum": 16384, "default": 2048, "description": "Memory the script may allocate beyond what Python and CadQuery already take, MB."}
-  }
-}`
+var scriptInputSchema = adapters.SchemaFor[scriptArgs](
+	adapters.At("script", adapters.MinLength(1), adapters.MaxLength(1048576)),
+	adapters.At("output_path", plainFileName),
+	adapters.At("timeout_seconds", adapters.Minimum(1), adapters.Maximum(600), adapters.Default(60)),
+	adapters.At("memory_mb", adapters.Minimum(64), adapters.Maximum(16384), adapters.Default(2048)),
+)
 
 const scriptOutputSchema = `{
   "type": "object",

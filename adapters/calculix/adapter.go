@@ -68,9 +68,9 @@ func (a *Adapter) Version() string { return version }
 // arguments give the same results, so a lost worker's call is run again.
 func (a *Adapter) Manifests() []adapters.Manifest {
 	solve := adapters.ResourceLimits{MaxMemoryMB: 2048, MaxCPUSeconds: 600, MaxDiskMB: 512}
-	m := func(id, name, capability, desc, schema string, timeout int, limits adapters.ResourceLimits) adapters.Manifest {
+	m := func(id, name, capability, desc string, schema json.RawMessage, timeout int, limits adapters.ResourceLimits) adapters.Manifest {
 		return adapters.Manifest{ToolID: id, AdapterID: AdapterID, Name: name, Description: desc, Capability: capability,
-			InputSchema: json.RawMessage(schema), Idempotent: true, TimeoutSeconds: timeout, ResourceLimits: limits}
+			InputSchema: schema, Idempotent: true, TimeoutSeconds: timeout, ResourceLimits: limits}
 	}
 	return []adapters.Manifest{
 		m(ToolRunFEA, "Run FEA", "stress_analysis",

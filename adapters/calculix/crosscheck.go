@@ -57,13 +57,13 @@ func (r *CrossCheckResult) finish() {
 type BeamRequest struct {
 	LengthMM           float64           `json:"length_mm"`
 	WidthMM            float64           `json:"width_mm"`
-	HeightMM           float64           `json:"height_mm"`
-	LoadN              float64           `json:"load_n"`
+	HeightMM           float64           `json:"height_mm" jsonschema:"Section depth in the load direction."`
+	LoadN              float64           `json:"load_n" jsonschema:"Tip load, N."`
 	Material           string            `json:"material"`
-	MaterialProperties *MaterialOverride `json:"material_properties"`
-	FEAMaxStressMPa    *float64          `json:"fea_max_stress_mpa"`
-	FEATipDeflectionMM *float64          `json:"fea_tip_deflection_mm"`
-	TolerancePct       *float64          `json:"tolerance_pct"`
+	MaterialProperties *MaterialOverride `json:"material_properties,omitempty"`
+	FEAMaxStressMPa    *float64          `json:"fea_max_stress_mpa,omitempty"`
+	FEATipDeflectionMM *float64          `json:"fea_tip_deflection_mm,omitempty"`
+	TolerancePct       *float64          `json:"tolerance_pct,omitempty"`
 }
 
 func positive(pairs ...any) error {
@@ -114,11 +114,11 @@ func crossCheckBeam(req BeamRequest) (*CrossCheckResult, error) {
 type FrequencyRequest struct {
 	LengthMM           float64           `json:"length_mm"`
 	WidthMM            float64           `json:"width_mm"`
-	HeightMM           float64           `json:"height_mm"`
+	HeightMM           float64           `json:"height_mm" jsonschema:"Section depth in the bending direction."`
 	Material           string            `json:"material"`
-	MaterialProperties *MaterialOverride `json:"material_properties"`
-	FEAFrequencyHz     *float64          `json:"fea_frequency_hz"`
-	TolerancePct       *float64          `json:"tolerance_pct"`
+	MaterialProperties *MaterialOverride `json:"material_properties,omitempty"`
+	FEAFrequencyHz     *float64          `json:"fea_frequency_hz,omitempty" jsonschema:"The first bending mode from a modal run_fea."`
+	TolerancePct       *float64          `json:"tolerance_pct,omitempty"`
 }
 
 func crossCheckFrequency(req FrequencyRequest) (*CrossCheckResult, error) {
@@ -150,13 +150,13 @@ func crossCheckFrequency(req FrequencyRequest) (*CrossCheckResult, error) {
 // arguments.
 type ThermalCheckRequest struct {
 	HeatLoadW          float64           `json:"heat_load_w"`
-	LengthMM           float64           `json:"length_mm"`
-	AreaMM2            float64           `json:"area_mm2"`
-	SinkTemperatureC   *float64          `json:"sink_temperature_c"`
+	LengthMM           float64           `json:"length_mm" jsonschema:"Conduction path length from source face to sink face."`
+	AreaMM2            float64           `json:"area_mm2" jsonschema:"Cross-section of the bar."`
+	SinkTemperatureC   *float64          `json:"sink_temperature_c,omitempty"`
 	Material           string            `json:"material"`
-	MaterialProperties *MaterialOverride `json:"material_properties"`
-	FEAPeakC           *float64          `json:"fea_peak_temperature_c"`
-	TolerancePct       *float64          `json:"tolerance_pct"`
+	MaterialProperties *MaterialOverride `json:"material_properties,omitempty"`
+	FEAPeakC           *float64          `json:"fea_peak_temperature_c,omitempty"`
+	TolerancePct       *float64          `json:"tolerance_pct,omitempty"`
 }
 
 func crossCheckThermal(req ThermalCheckRequest) (*CrossCheckResult, error) {
@@ -207,7 +207,7 @@ type ConvergencePoint struct {
 // ConvergenceRequest is calculix.check_mesh_convergence's arguments.
 type ConvergenceRequest struct {
 	Points       []ConvergencePoint `json:"points"`
-	ThresholdPct *float64           `json:"threshold_pct"`
+	ThresholdPct *float64           `json:"threshold_pct,omitempty"`
 }
 
 // ConvergenceResult says whether the peak stress has settled.

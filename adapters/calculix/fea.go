@@ -16,14 +16,14 @@ import (
 // FEARequest is calculix.run_fea's arguments.
 type FEARequest struct {
 	MeshFile           string            `json:"mesh_file"`
-	AnalysisType       string            `json:"analysis_type"`
+	AnalysisType       string            `json:"analysis_type,omitempty"`
 	Material           string            `json:"material"`
-	MaterialProperties *MaterialOverride `json:"material_properties"`
-	FixedNodeSet       string            `json:"fixed_node_set"`
-	LoadNodeSet        string            `json:"load_node_set"`
-	LoadForceN         *float64          `json:"load_force_n"`
-	LoadDirection      []float64         `json:"load_direction"`
-	NumModes           int               `json:"num_modes"`
+	MaterialProperties *MaterialOverride `json:"material_properties,omitempty"`
+	FixedNodeSet       string            `json:"fixed_node_set" jsonschema:"Surface set held fixed (all three translations), e.g. Face1."`
+	LoadNodeSet        string            `json:"load_node_set,omitempty" jsonschema:"Surface set the load is spread over as a uniform traction (static_stress)."`
+	LoadForceN         *float64          `json:"load_force_n,omitempty" jsonschema:"Total load in N (static_stress); its direction is load_direction."`
+	LoadDirection      []float64         `json:"load_direction,omitempty" jsonschema:"Direction of the load in the mesh frame; default [0, 0, -1]."`
+	NumModes           int               `json:"num_modes,omitempty" jsonschema:"Modes to find (modal)."`
 }
 
 // FEAResult is calculix.run_fea's result.

@@ -29,10 +29,10 @@ type Payload struct {
 
 // JointLoadsRequest is calculix.compute_joint_loads's arguments.
 type JointLoadsRequest struct {
-	Joints  []Joint   `json:"joints"`
-	Links   []Link    `json:"links"`
-	Payload *Payload  `json:"payload"`
-	Gravity []float64 `json:"gravity_m_s2"`
+	Joints  []Joint   `json:"joints" jsonschema:"Joints from base to tip, posed."`
+	Links   []Link    `json:"links" jsonschema:"Link i is driven by joint i."`
+	Payload *Payload  `json:"payload,omitempty"`
+	Gravity []float64 `json:"gravity_m_s2,omitempty"`
 }
 
 // JointLoad is the reaction a joint carries.

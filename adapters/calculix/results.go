@@ -9,7 +9,7 @@ import (
 
 // ExtractRequest is calculix.extract_results's arguments.
 type ExtractRequest struct {
-	ResultsFile string `json:"results_file"`
+	ResultsFile string `json:"results_file" jsonschema:"A CalculiX .frd results file (run_fea's files.frd)."`
 }
 
 // FieldSummary is one result block's extremes.

@@ -13,12 +13,12 @@ import (
 type ThermalRequest struct {
 	MeshFile           string            `json:"mesh_file"`
 	Material           string            `json:"material"`
-	MaterialProperties *MaterialOverride `json:"material_properties"`
-	HeatSourceNodeSet  string            `json:"heat_source_node_set"`
-	HeatLoadW          *float64          `json:"heat_load_w"`
-	SinkNodeSet        string            `json:"sink_node_set"`
-	SinkTemperatureC   *float64          `json:"sink_temperature_c"`
-	AnalysisMode       string            `json:"analysis_mode"`
+	MaterialProperties *MaterialOverride `json:"material_properties,omitempty"`
+	HeatSourceNodeSet  string            `json:"heat_source_node_set" jsonschema:"Surface set the heat enters through, as a uniform flux."`
+	HeatLoadW          *float64          `json:"heat_load_w" jsonschema:"Heat entering, W (a component's dissipation)."`
+	SinkNodeSet        string            `json:"sink_node_set" jsonschema:"Surface set held at sink_temperature_c."`
+	SinkTemperatureC   *float64          `json:"sink_temperature_c,omitempty"`
+	AnalysisMode       string            `json:"analysis_mode,omitempty"`
 }
 
 // ThermalResult is calculix.run_thermal's result.

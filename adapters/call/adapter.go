@@ -65,10 +65,9 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 			"Use it when a call's connection was lost: the call ran on as a durable workflow. " +
 			"state is running until it ends; pass wait_seconds (up to 60) to wait for a running call.",
 		Capability: "grounding",
-		InputSchema: json.RawMessage(`{"type":"object","properties":{
-			"call_id":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"the 16-hex-digit callId from _meta.callId"},
-			"wait_seconds":{"type":"integer","minimum":0,"maximum":60,"default":0,"description":"how long to wait for a running call to end"}},
-			"required":["call_id"],"additionalProperties":false}`),
+		InputSchema: adapters.SchemaFor[args](
+			adapters.At("call_id", adapters.Pattern(callIDPattern.String())),
+			adapters.At("wait_seconds", adapters.Minimum(0), adapters.Maximum(MaxWaitSeconds), adapters.Default(0))),
 		OutputSchema:   json.RawMessage(`{"type":"object","required":["call_id","state"]}`),
 		Idempotent:     true,
 		TimeoutSeconds: 90,
@@ -76,15 +75,15 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 }
 
 type args struct {
-	CallID      string `json:"call_id"`
-	WaitSeconds int    `json:"wait_seconds"`
+	CallID      string `json:"call_id" jsonschema:"the 16-hex-digit callId from _meta.callId"`
+	WaitSeconds int    `json:"wait_seconds,omitempty" jsonschema:"how long to wait for a running call to end"`
 }
 
 // Call looks the call up.
 func (a *Adapter) Call(ctx context.Context, toolID string, raw json.RawMessage) (*adapters.Result, error) {
 	var in args
-	if err := json.Unmarshal(raw, &in); err != nil {
-		return nil, protocol.Invalid("arguments: %v", err)
+	if err := adapters.DecodeArguments(raw, &in); err != nil {
+		return nil, err
 	}
 	if !callIDPattern.MatchString(in.CallID) {
 		return nil, protocol.Invalid("argument call_id: %q is not a callId; pass the 16 hex digits from a result's _meta.callId", in.CallID)

@@ -8,7 +8,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -65,12 +64,8 @@ type Service struct {
 	Catalog Catalog
 }
 
-type handler func(ctx context.Context, s *Service, args json.RawMessage) (any, error)
-
-type tool struct {
-	m adapters.Manifest
-	h handler
-}
+// tool is one flow tool, declared with its argument type.
+type tool = adapters.Declared[*Service]
 
 // family is one adapter id's tools: flow, phase, run.
 type family struct {
@@ -94,7 +89,7 @@ func (f *family) Version() string { return "0.1.0" }
 func (f *family) Manifests() []adapters.Manifest {
 	out := make([]adapters.Manifest, 0, len(f.tools))
 	for _, t := range f.tools {
-		m := t.m
+		m := t.Manifest
 		m.AdapterID = f.id
 		out = append(out, m)
 	}
@@ -104,8 +99,8 @@ func (f *family) Manifests() []adapters.Manifest {
 
 func (f *family) Call(ctx context.Context, toolID string, args json.RawMessage) (*adapters.Result, error) {
 	for _, t := range f.tools {
-		if t.m.ToolID == toolID {
-			data, err := t.h(ctx, f.s, args)
+		if t.Manifest.ToolID == toolID {
+			data, err := t.Run(ctx, f.s, args)
 			if err != nil {
 				return nil, classify(err)
 			}
@@ -139,18 +134,4 @@ func classify(err error) error {
 		return protocol.Refusal("%s", strings.TrimSuffix(err.Error(), ": "+ErrRefused.Error()))
 	}
 	return err
-}
-
-// decode reads a tool's arguments strictly.
-func decode(raw json.RawMessage, into any) error {
-	return adapters.DecodeArguments(raw, into)
-}
-
-// schema builds an input schema from its properties.
-func schema(required []string, props string) json.RawMessage {
-	req, _ := json.Marshal(required)
-	if required == nil {
-		req = []byte("[]")
-	}
-	return json.RawMessage(fmt.Sprintf(`{"type":"object","additionalProperties":false,"required":%s,"properties":{%s}}`, req, props))
 }

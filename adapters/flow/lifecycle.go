@@ -2,7 +2,6 @@ package flow
 
 import (
 	"context"
-	"encoding/json"
 	"slices"
 
 	"github.com/metaforge/metaforge/flows"
@@ -60,13 +59,7 @@ func (s *Service) servedTools() []string {
 	return out
 }
 
-func capabilities(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a struct {
-		Flow string `json:"flow"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func capabilities(ctx context.Context, s *Service, a capabilitiesArgs) (any, error) {
 	f, err := flows.Template(a.Flow)
 	if err != nil {
 		return nil, protocol.Invalid("%v", err)
@@ -75,8 +68,8 @@ func capabilities(ctx context.Context, s *Service, raw json.RawMessage) (any, er
 	return map[string]any{"flow": f.ID, "phases": cov, "gaps": gaps}, nil
 }
 
-func lifecycle(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	st, facts, err := runAndFacts(ctx, s, raw)
+func lifecycle(ctx context.Context, s *Service, a runIDArgs) (any, error) {
+	st, facts, err := runAndFacts(ctx, s, a)
 	if err != nil {
 		return nil, err
 	}

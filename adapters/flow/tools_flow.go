@@ -10,105 +10,138 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/protocol"
 )
 
-const runIDProp = `"run_id":{"type":"string","pattern":"^[0-9a-f]{16}$","description":"the run's id, from flow.start_run"}`
-
 func flowTools() []tool {
 	return []tool{
-		{adapters.Manifest{ToolID: "flow.list", Name: "List design flows", Capability: "design_flow",
+		adapters.Declare(adapters.Manifest{ToolID: "flow.list", Name: "List design flows", Capability: "design_flow",
 			Description: "Every launchable design flow (hardware_v1, mech_v1, design_v1) with its phases, gates, required deliverables, " +
 				"each gate's criteria, and whether it passes the invariants every flow keeps (listed too). Reads only.",
-			InputSchema: schema(nil, ""), Idempotent: true, TimeoutSeconds: 10}, listFlows},
-		{adapters.Manifest{ToolID: "flow.compile_intent", Name: "Compile an intent", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 10}, listFlows),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.compile_intent", Name: "Compile an intent", Capability: "design_flow",
 			Description: "Turn a goal into the structured intent: goal versus immediate request, categorised constraints, measurable " +
 				"success criteria (metric, operator, limit, unit), loads, material, manufacturing route, and unknowns marked blocking. " +
 				"Deterministic; stores nothing.",
-			InputSchema: schema([]string{"goal"}, intentProps), Idempotent: true, TimeoutSeconds: 10}, compileIntent},
-		{adapters.Manifest{ToolID: "flow.propose", Name: "Propose a flow version", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 10}, compileIntent, intentRules...),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.propose", Name: "Propose a flow version", Capability: "design_flow",
 			Description: "Tailor a template to a goal and hold the result for a person: records a flow version in the project and puts " +
 				"its approval in the approvals queue, where an identified person approves it (the /approvals page, POST /v1/approvals/{id}/decision, " +
 				"or metaforge approve ID). Returns the changes, flow_version_id and approval_id; starts no run. When the goal leaves the " +
 				"manufacturing route, target maturity or loads unknown, returns status needs_input with the questions and records nothing.",
-			InputSchema: schema([]string{"project_id", "flow", "goal"}, `"project_id":{"type":"string","minLength":1},
-"flow":{"type":"string","enum":["hardware_v1","mech_v1","design_v1"]},`+intentProps),
-			Idempotent: true, TimeoutSeconds: 30}, propose},
-		{adapters.Manifest{ToolID: "flow.start_run", Name: "Start a design-flow run", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 30}, propose, slices.Concat(intentRules, []adapters.SchemaRule{adapters.At("project_id", adapters.MinLength(1)), flowRule})...),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.start_run", Name: "Start a design-flow run", Capability: "design_flow",
 			Description: "Start a run of a flow version a person approved (refused, with who to ask, until then). The run is a durable " +
 				"DesignFlow workflow: each phase waits for the connected client (phase.list_tasks, phase.claim, phase.submit) unless the " +
 				"run's inputs feed its steps (inputs.load_cases: one calculix.run_fea per case, {name, arguments, valid_against}, each " +
 				"result recorded as evidence); each gate is judged against the twin and decided by a person. Returns run_id.",
-			InputSchema: schema([]string{"flow_version_id"}, startRunProps), Idempotent: true, TimeoutSeconds: 30}, startRun},
-		{adapters.Manifest{ToolID: "flow.status", Name: "Run status", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 30}, startRun, startRunRules...),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.status", Name: "Run status", Capability: "design_flow",
 			Description: "Phase-by-phase state of one run: each phase's status, claimant, submission and steps; each gate's criteria " +
 				"results, decision and the decisions it allows now. Reads only.",
-			InputSchema: schema([]string{"run_id"}, runIDProp), Idempotent: true, TimeoutSeconds: 15}, status},
-		{adapters.Manifest{ToolID: "flow.await_gate", Name: "Wait for a gate", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 15}, status, runIDRule),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.await_gate", Name: "Wait for a gate", Capability: "design_flow",
 			Description: "Wait up to wait_seconds for the run's next gate, judge it against what the twin holds now, and return its " +
 				"criteria, the decisions it allows (approve only when nothing fails or lacks data without an approved waiver) and where an " +
 				"identified person decides it (REST, CLI, the /runs page). Returns at once if the run is at a gate or has ended.",
-			InputSchema: schema([]string{"run_id"}, runIDProp+`,
-"wait_seconds":{"type":"integer","minimum":0,"maximum":600,"default":60}`), Idempotent: true, TimeoutSeconds: 700}, awaitGate},
-		{adapters.Manifest{ToolID: "flow.propose_gate_decision", Name: "Propose a gate decision", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 700}, awaitGate, runIDRule, adapters.At("wait_seconds", adapters.Minimum(0), adapters.Maximum(600), adapters.Default(60))),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.propose_gate_decision", Name: "Propose a gate decision", Capability: "design_flow",
 			Description: "Record a decision proposed in the client's chat for the gate a run waits at (flow.await_gate asks it): only " +
 				"a decision the gate allows now. It decides nothing: an identified person confirms it on the /runs page, over REST " +
 				"or with metaforge run decide, and sees the proposal there.",
-			InputSchema: schema([]string{"run_id", "gate", "answer"}, runIDProp+`,
-"gate":{"type":"string","minLength":1},
-"answer":{"type":"object","additionalProperties":false,"required":["decision"],"properties":{
-  "decision":{"type":"string","enum":["approve","reject","rework"]},
-  "rework_to":{"type":"string"},
-  "comment":{"type":"string","maxLength":4000}}}`), Idempotent: true, TimeoutSeconds: 30}, proposeGateDecision},
-		{adapters.Manifest{ToolID: "flow.verify_completion", Name: "Verify completion", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 30}, proposeGateDecision, runIDRule, adapters.At("gate", adapters.MinLength(1)),
+			adapters.At("answer.decision", adapters.Enum(flows.DecisionApprove, flows.DecisionReject, flows.DecisionRework)),
+			adapters.At("answer.comment", adapters.MaxLength(4000))),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.verify_completion", Name: "Verify completion", Capability: "design_flow",
 			Description: "The completion verdict of a run's project: COMPLETED_VERIFIED only when every requirement passes with current " +
 				"evidence; otherwise COMPLETED_UNVERIFIED with the requirements that block it. Reads only.",
-			InputSchema: schema([]string{"run_id"}, runIDProp), Idempotent: true, TimeoutSeconds: 30}, verifyCompletion},
-		{adapters.Manifest{ToolID: "flow.lifecycle", Name: "Run lifecycle", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 30}, verifyCompletion, runIDRule),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.lifecycle", Name: "Run lifecycle", Capability: "design_flow",
 			Description: "Per phase: execution state, whether it can be claimed now, its gate's last judgement; the requirements with " +
 				"their live status (stale evidence shown as stale), the capability gaps, and the completion verdict. Reads only.",
-			InputSchema: schema([]string{"run_id"}, runIDProp), Idempotent: true, TimeoutSeconds: 30}, lifecycle},
-		{adapters.Manifest{ToolID: "flow.capabilities", Name: "Flow capabilities", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 30}, lifecycle, runIDRule),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.capabilities", Name: "Flow capabilities", Capability: "design_flow",
 			Description: "Per phase of a flow: the tools it needs, which this server serves and which it does not, as a gap register " +
 				"with severities (a phase with no served tool is high) and workarounds. Reads only.",
-			InputSchema: schema([]string{"flow"}, `"flow":{"type":"string","enum":["hardware_v1","mech_v1","design_v1"]}`),
-			Idempotent:  true, TimeoutSeconds: 10}, capabilities},
-		{adapters.Manifest{ToolID: "flow.patch", Name: "Patch a running flow", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 10}, capabilities, flowRule),
+		adapters.Declare(adapters.Manifest{ToolID: "flow.patch", Name: "Patch a running flow", Capability: "design_flow",
 			Description: "Change a running flow at its waiting gate: a phase's brief, deliverables, gate criteria or gate window. Always held " +
 				"for an identified person; once approved the run continues as new on the patched flow and re-runs only what the patch " +
 				"touches (a phase already run is run again; a change to the current or a later phase re-judges the current gate).",
-			InputSchema: schema([]string{"run_id", "patch"}, runIDProp+`,
-"patch":{"type":"object","additionalProperties":false,"required":["phase","reason"],"properties":{
-  "phase":{"type":"string","minLength":1},
-  "brief":{"type":"string"},
-  "add_deliverables":{"type":"array","items":{"type":"string","minLength":1}},
-  "add_criteria":{"type":"array","items":{"type":"string","minLength":1}},
-  "remove_criteria":{"type":"array","items":{"type":"string","minLength":1}},
-  "gate_window_seconds":{"type":"integer","minimum":60},
-  "reason":{"type":"string","minLength":1}}}`), Idempotent: true, TimeoutSeconds: 30}, patchRun},
+			Idempotent: true, TimeoutSeconds: 30}, patchRun, runIDRule,
+			// flows.Patch is also the run's record, so its required fields are said here.
+			adapters.At("patch", adapters.Require("phase", "reason")),
+			adapters.At("patch.phase", adapters.MinLength(1)), adapters.At("patch.reason", adapters.MinLength(1)),
+			adapters.At("patch.add_deliverables[]", adapters.MinLength(1)), adapters.At("patch.add_criteria[]", adapters.MinLength(1)),
+			adapters.At("patch.remove_criteria[]", adapters.MinLength(1)), adapters.At("patch.gate_window_seconds", adapters.Minimum(60))),
 	}
 }
 
-const intentProps = `"goal":{"type":"string","minLength":3,"maxLength":4000,"description":"what the design is for, in a sentence or two"},
-"request":{"type":"string","maxLength":4000,"description":"what is asked for right now, when it differs from the goal"},
-"manufacturing_context":{"type":"string","maxLength":1000,"description":"the manufacturing route: cnc_milling, sheet_metal, 3d_printing, pcb_assembly..."},
-"target_maturity":{"type":"string","maxLength":200,"description":"concept, prototype, production"},
-"loads_and_use":{"type":"string","maxLength":2000,"description":"loads, environment and use, when the goal does not say"},
-"budget":{"type":"string","maxLength":500}`
+var intentRules = []adapters.SchemaRule{
+	adapters.At("goal", adapters.MinLength(3), adapters.MaxLength(4000)),
+	adapters.At("request", adapters.MaxLength(4000)),
+	adapters.At("manufacturing_context", adapters.MaxLength(1000)),
+	adapters.At("target_maturity", adapters.MaxLength(200)),
+	adapters.At("loads_and_use", adapters.MaxLength(2000)),
+	adapters.At("budget", adapters.MaxLength(500)),
+}
 
-const startRunProps = `"flow_version_id":{"type":"string","minLength":1},
-"inputs":{"type":"object","additionalProperties":false,"properties":{
-  "load_cases":{"type":"array","minItems":1,"maxItems":20,"items":{"type":"object","additionalProperties":false,"required":["arguments","valid_against"],"properties":{
-    "name":{"type":"string"},
-    "arguments":{"type":"object","description":"calculix.run_fea arguments"},
-    "valid_against":{"type":"array","minItems":1,"items":{"type":"string","minLength":1},"description":"the revisions the result is computed against (KEY@n)"}}}}}}`
+// flowRule names the launchable templates.
+var flowRule = adapters.At("flow", adapters.Enum("hardware_v1", "mech_v1", "design_v1"))
 
-func listFlows(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	if err := decode(raw, &struct{}{}); err != nil {
-		return nil, err
-	}
+// startRunRules are flow.start_run's (and run.start_design_flow's). Inputs
+// is a map in Go, keyed by step; the schema names the one step there is.
+var startRunRules = []adapters.SchemaRule{
+	adapters.At("flow_version_id", adapters.MinLength(1)),
+	adapters.At("inputs", func(s *jsonschema.Schema) {
+		s.Properties = map[string]*jsonschema.Schema{"load_cases": s.AdditionalProperties}
+		s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+	}),
+	adapters.At("inputs.load_cases", adapters.MinItems(1), adapters.MaxItems(20)),
+	// StepCase is also the workflow's input, so its required fields are said here.
+	adapters.At("inputs.load_cases[]", adapters.Require("arguments", "valid_against")),
+	adapters.At("inputs.load_cases[].arguments", adapters.Type("object"), adapters.Describe("calculix.run_fea arguments")),
+	adapters.At("inputs.load_cases[].valid_against", adapters.MinItems(1), adapters.Describe("the revisions the result is computed against (KEY@n)")),
+	adapters.At("inputs.load_cases[].valid_against[]", adapters.MinLength(1)),
+}
+
+// runIDArgs are the arguments of a tool that reads one run.
+type runIDArgs struct {
+	RunID string `json:"run_id" jsonschema:"the run's id, from flow.start_run"`
+}
+
+// runIDRule is a run id's form: the id of the call that started it.
+var runIDRule = adapters.At("run_id", adapters.Pattern("^[0-9a-f]{16}$"))
+
+type awaitArgs struct {
+	runIDArgs
+	WaitSeconds *int `json:"wait_seconds,omitempty"`
+}
+
+type gateDecisionArgs struct {
+	runIDArgs
+	Gate   string `json:"gate"`
+	Answer struct {
+		Decision string `json:"decision"`
+		ReworkTo string `json:"rework_to,omitempty"`
+		Comment  string `json:"comment,omitempty"`
+	} `json:"answer"`
+}
+
+type patchArgs struct {
+	runIDArgs
+	Patch flows.Patch `json:"patch"`
+}
+
+type capabilitiesArgs struct {
+	Flow string `json:"flow"`
+}
+
+func listFlows(ctx context.Context, s *Service, _ struct{}) (any, error) {
 	var out []map[string]any
 	for _, f := range flows.Templates() {
 		row := map[string]any{"flow": f, "invariants_pass": true}
@@ -121,12 +154,12 @@ func listFlows(ctx context.Context, s *Service, raw json.RawMessage) (any, error
 }
 
 type intentArgs struct {
-	Goal                 string `json:"goal"`
-	Request              string `json:"request"`
-	ManufacturingContext string `json:"manufacturing_context"`
-	TargetMaturity       string `json:"target_maturity"`
-	LoadsAndUse          string `json:"loads_and_use"`
-	Budget               string `json:"budget"`
+	Goal                 string `json:"goal" jsonschema:"what the design is for, in a sentence or two"`
+	Request              string `json:"request,omitempty" jsonschema:"what is asked for right now, when it differs from the goal"`
+	ManufacturingContext string `json:"manufacturing_context,omitempty" jsonschema:"the manufacturing route: cnc_milling, sheet_metal, 3d_printing, pcb_assembly..."`
+	TargetMaturity       string `json:"target_maturity,omitempty" jsonschema:"concept, prototype, production"`
+	LoadsAndUse          string `json:"loads_and_use,omitempty" jsonschema:"loads, environment and use, when the goal does not say"`
+	Budget               string `json:"budget,omitempty"`
 }
 
 func (a intentArgs) input() flows.IntentInput {
@@ -134,11 +167,7 @@ func (a intentArgs) input() flows.IntentInput {
 		TargetMaturity: a.TargetMaturity, LoadsAndUse: a.LoadsAndUse, Budget: a.Budget}
 }
 
-func compileIntent(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a intentArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func compileIntent(ctx context.Context, s *Service, a intentArgs) (any, error) {
 	return flows.CompileIntentWith(a.input()), nil
 }
 
@@ -149,15 +178,7 @@ func approvalCallID(versionID string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-func propose(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID string `json:"project_id"`
-		Flow      string `json:"flow"`
-		intentArgs
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func propose(ctx context.Context, s *Service, a proposeArgs) (any, error) {
 	if _, err := s.Store.GetProject(ctx, a.ProjectID); err != nil {
 		return nil, protocol.Refusal("project %q does not exist: project.list names them", a.ProjectID)
 	}
@@ -193,22 +214,20 @@ func propose(ctx context.Context, s *Service, raw json.RawMessage) (any, error) 
 			"/decision, or metaforge approve " + approvalID + "); then flow.start_run with flow_version_id " + n.ID})
 }
 
+type proposeArgs struct {
+	ProjectID string `json:"project_id"`
+	Flow      string `json:"flow"`
+	intentArgs
+}
+
 type startArgs struct {
 	FlowVersionID string                      `json:"flow_version_id"`
-	Inputs        map[string][]flows.StepCase `json:"inputs"`
+	Inputs        map[string][]flows.StepCase `json:"inputs,omitempty"`
 }
 
-func startRun(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a startArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
-	return start(ctx, s, a)
-}
-
-// start starts a run of an approved version. The run id is the starting
-// call's id, so a retried call finds the run it started.
-func start(ctx context.Context, s *Service, a startArgs) (any, error) {
+// startRun starts a run of an approved version. The run id is the
+// starting call's id, so a retried call finds the run it started.
+func startRun(ctx context.Context, s *Service, a startArgs) (any, error) {
 	v, err := loadVersion(ctx, s, a.FlowVersionID)
 	if err != nil {
 		return nil, err
@@ -234,24 +253,13 @@ func start(ctx context.Context, s *Service, a startArgs) (any, error) {
 		"next": "phase.list_tasks, then phase.claim with this run_id"})
 }
 
-func status(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	return runOf(ctx, s, raw)
-}
-
-// runOf is the state of the run a tool's only argument, run_id, names.
-func runOf(ctx context.Context, s *Service, raw json.RawMessage) (flows.RunState, error) {
-	var a struct {
-		RunID string `json:"run_id"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return flows.RunState{}, err
-	}
+func status(ctx context.Context, s *Service, a runIDArgs) (any, error) {
 	return s.Engine.RunState(ctx, a.RunID)
 }
 
 // runAndFacts is the run run_id names and what its project's twin holds.
-func runAndFacts(ctx context.Context, s *Service, raw json.RawMessage) (flows.RunState, flows.Facts, error) {
-	st, err := runOf(ctx, s, raw)
+func runAndFacts(ctx context.Context, s *Service, a runIDArgs) (flows.RunState, flows.Facts, error) {
+	st, err := s.Engine.RunState(ctx, a.RunID)
 	if err != nil {
 		return st, flows.Facts{}, err
 	}
@@ -259,14 +267,7 @@ func runAndFacts(ctx context.Context, s *Service, raw json.RawMessage) (flows.Ru
 	return st, facts, err
 }
 
-func awaitGate(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a struct {
-		RunID       string `json:"run_id"`
-		WaitSeconds *int   `json:"wait_seconds"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func awaitGate(ctx context.Context, s *Service, a awaitArgs) (any, error) {
 	wait := 60
 	if a.WaitSeconds != nil {
 		wait = *a.WaitSeconds
@@ -320,19 +321,7 @@ func gateQuestion(st flows.RunState, gate flows.GateState) adapters.AskPerson {
 		AnswerArguments: map[string]any{"run_id": st.RunID, "gate": gate.Name}}
 }
 
-func proposeGateDecision(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a struct {
-		RunID  string `json:"run_id"`
-		Gate   string `json:"gate"`
-		Answer struct {
-			Decision string `json:"decision"`
-			ReworkTo string `json:"rework_to"`
-			Comment  string `json:"comment"`
-		} `json:"answer"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func proposeGateDecision(ctx context.Context, s *Service, a gateDecisionArgs) (any, error) {
 	ci := adapters.CallInfoFrom(ctx)
 	g, err := s.Engine.ProposeDecision(ctx, a.RunID, flows.ProposedDecision{Gate: a.Gate, Decision: a.Answer.Decision,
 		ReworkTo: a.Answer.ReworkTo, Comment: a.Answer.Comment, Client: ci.Client, SessionID: ci.SessionID})
@@ -353,8 +342,8 @@ func decideHow(runID, gate string) map[string]string {
 	}
 }
 
-func verifyCompletion(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	st, facts, err := runAndFacts(ctx, s, raw)
+func verifyCompletion(ctx context.Context, s *Service, a runIDArgs) (any, error) {
+	st, facts, err := runAndFacts(ctx, s, a)
 	if err != nil {
 		return nil, err
 	}
@@ -363,14 +352,7 @@ func verifyCompletion(ctx context.Context, s *Service, raw json.RawMessage) (any
 		"requirements": facts.Requirements}, nil
 }
 
-func patchRun(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a struct {
-		RunID string      `json:"run_id"`
-		Patch flows.Patch `json:"patch"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func patchRun(ctx context.Context, s *Service, a patchArgs) (any, error) {
 	ci := adapters.CallInfoFrom(ctx)
 	if ci.ApprovedBy == "" {
 		return nil, protocol.Refusal("a patch applies only once an identified person approved it; flow.patch is always held for one")

@@ -2,7 +2,6 @@ package flow
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -15,32 +14,40 @@ import (
 
 func phaseTools() []tool {
 	return []tool{
-		{adapters.Manifest{ToolID: "phase.list_tasks", Name: "List phase tasks", Capability: "design_flow",
+		adapters.Declare(adapters.Manifest{ToolID: "phase.list_tasks", Name: "List phase tasks", Capability: "design_flow",
 			Description: "Phases of running design flows waiting for a client (or claimed and not yet submitted), optionally in one " +
 				"project: run_id, phase, status, claimant and what the phase must deliver. Reads only.",
-			InputSchema: schema(nil, `"project_id":{"type":"string","minLength":1}`), Idempotent: true, TimeoutSeconds: 30}, listTasks},
-		{adapters.Manifest{ToolID: "phase.claim", Name: "Claim a phase", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 30}, listTasks, adapters.At("project_id", adapters.MinLength(1))),
+		adapters.Declare(adapters.Manifest{ToolID: "phase.claim", Name: "Claim a phase", Capability: "design_flow",
 			Description: "Take the phase a run is waiting on and get its brief: what to do, which tools to use, what it must deliver " +
 				"(twin node types) and what its gate checks. Claiming again from the same session returns the brief again.",
-			InputSchema: schema([]string{"run_id"}, runIDProp+`,
-"phase":{"type":"string","minLength":1,"description":"the phase expected; refused if the run is elsewhere"}`), Idempotent: true, TimeoutSeconds: 30}, claim},
-		{adapters.Manifest{ToolID: "phase.submit", Name: "Submit a phase", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 30}, claim, runIDRule, adapters.At("phase", adapters.MinLength(1))),
+		adapters.Declare(adapters.Manifest{ToolID: "phase.submit", Name: "Submit a phase", Capability: "design_flow",
 			Description: "Hand a claimed phase back with a summary and the twin ids recorded in it; the run then judges the phase's " +
 				"gate against the twin and waits for a person's decision. Every recorded id must be a node of the run's project.",
-			InputSchema: schema([]string{"run_id", "phase", "summary"}, runIDProp+`,
-"phase":{"type":"string","minLength":1},
-"summary":{"type":"string","minLength":1,"maxLength":20000},
-"recorded_ids":{"type":"array","maxItems":200,"items":{"type":"string","minLength":1}}`), Idempotent: true, TimeoutSeconds: 30}, submit},
+			Idempotent: true, TimeoutSeconds: 30}, submit, runIDRule, adapters.At("phase", adapters.MinLength(1)),
+			adapters.At("summary", adapters.MinLength(1), adapters.MaxLength(20000)),
+			adapters.At("recorded_ids", adapters.MaxItems(200)), adapters.At("recorded_ids[]", adapters.MinLength(1))),
 	}
 }
 
-func listTasks(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID string `json:"project_id"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+type listTasksArgs struct {
+	ProjectID string `json:"project_id,omitempty"`
+}
+
+type claimArgs struct {
+	runIDArgs
+	Phase string `json:"phase,omitempty" jsonschema:"the phase expected; refused if the run is elsewhere"`
+}
+
+type submitArgs struct {
+	runIDArgs
+	Phase       string   `json:"phase"`
+	Summary     string   `json:"summary"`
+	RecordedIDs []string `json:"recorded_ids,omitempty"`
+}
+
+func listTasks(ctx context.Context, s *Service, a listTasksArgs) (any, error) {
 	runs, err := s.Engine.ListRuns(ctx, a.ProjectID)
 	if err != nil {
 		return nil, err
@@ -64,27 +71,11 @@ func listTasks(ctx context.Context, s *Service, raw json.RawMessage) (any, error
 	return map[string]any{"tasks": tasks, "count": len(tasks)}, nil
 }
 
-func claim(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a struct {
-		RunID string `json:"run_id"`
-		Phase string `json:"phase"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func claim(ctx context.Context, s *Service, a claimArgs) (any, error) {
 	return s.Engine.Claim(ctx, a.RunID, flows.ClaimRequest{Phase: a.Phase, ClaimedBy: claimant(adapters.CallInfoFrom(ctx))})
 }
 
-func submit(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	var a struct {
-		RunID       string   `json:"run_id"`
-		Phase       string   `json:"phase"`
-		Summary     string   `json:"summary"`
-		RecordedIDs []string `json:"recorded_ids"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func submit(ctx context.Context, s *Service, a submitArgs) (any, error) {
 	st, err := s.Engine.RunState(ctx, a.RunID)
 	if err != nil {
 		return nil, err

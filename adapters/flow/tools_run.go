@@ -2,7 +2,6 @@ package flow
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/metaforge/metaforge/adapters"
 )
@@ -10,18 +9,18 @@ import (
 // The run.* tools are the older names of starting and reading a run.
 func runTools() []tool {
 	return []tool{
-		{adapters.Manifest{ToolID: "run.start_design_flow", Name: "Start a design flow", Capability: "design_flow",
+		adapters.Declare(adapters.Manifest{ToolID: "run.start_design_flow", Name: "Start a design flow", Capability: "design_flow",
 			Description: "Start a gated design lifecycle run of a flow version a person approved (as flow.start_run): every phase " +
 				"gate still requires a person's decision. Returns run_id.",
-			InputSchema: schema([]string{"flow_version_id"}, startRunProps), Idempotent: true, TimeoutSeconds: 30}, startRun},
-		{adapters.Manifest{ToolID: "run.get_status", Name: "Get a run's status", Capability: "design_flow",
+			Idempotent: true, TimeoutSeconds: 30}, startRun, startRunRules...),
+		adapters.Declare(adapters.Manifest{ToolID: "run.get_status", Name: "Get a run's status", Capability: "design_flow",
 			Description: "A design-flow run's status, current phase, the gate it waits at and why a rejected run stopped. Reads only.",
-			InputSchema: schema([]string{"run_id"}, runIDProp), Idempotent: true, TimeoutSeconds: 15}, runStatus},
+			Idempotent:  true, TimeoutSeconds: 15}, runStatus, runIDRule),
 	}
 }
 
-func runStatus(ctx context.Context, s *Service, raw json.RawMessage) (any, error) {
-	st, err := runOf(ctx, s, raw)
+func runStatus(ctx context.Context, s *Service, a runIDArgs) (any, error) {
+	st, err := s.Engine.RunState(ctx, a.RunID)
 	if err != nil {
 		return nil, err
 	}

@@ -70,7 +70,7 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 		Name:           "Generate tetrahedral mesh",
 		Description:    generateDescription,
 		Capability:     "mesh_generation",
-		InputSchema:    json.RawMessage(generateInputSchema),
+		InputSchema:    generateInputSchema,
 		OutputSchema:   json.RawMessage(generateOutputSchema),
 		ResourceLimits: adapters.ResourceLimits{MaxMemoryMB: 4096, MaxCPUSeconds: 300, MaxDiskMB: 1024},
 		Idempotent:     true,
@@ -81,7 +81,7 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 		Name:           "List a mesh's named faces",
 		Description:    listDescription,
 		Capability:     "mesh_generation",
-		InputSchema:    json.RawMessage(listInputSchema),
+		InputSchema:    listInputSchema,
 		OutputSchema:   json.RawMessage(listOutputSchema),
 		Idempotent:     true,
 		TimeoutSeconds: 30,
@@ -96,9 +96,6 @@ func (a *Adapter) Call(ctx context.Context, toolID string, args json.RawMessage)
 		return nil, err
 	}
 	a.calls.Called()
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
-	}
 	var (
 		out   any
 		files []string

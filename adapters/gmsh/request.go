@@ -12,16 +12,16 @@ const DefaultOutputName = "mesh.inp"
 
 // MeshRequest is the input of gmsh.generate_mesh.
 type MeshRequest struct {
-	InputFile     string   `json:"input_file"`
-	ElementOrder  *int     `json:"element_order,omitempty"`
-	MeshSizeMM    *float64 `json:"mesh_size_mm,omitempty"`
-	MeshSizeMinMM *float64 `json:"mesh_size_min_mm,omitempty"`
-	OutputName    string   `json:"output_name,omitempty"`
+	InputFile     string   `json:"input_file" jsonschema:"Path of the STEP file (absolute, or relative to the workspace), inside the server's allowed roots. Its coordinates are taken as millimetres in the twin's frame."`
+	ElementOrder  *int     `json:"element_order,omitempty" jsonschema:"1: linear tetrahedra (C3D4); 2: quadratic tetrahedra (C3D10)."`
+	MeshSizeMM    *float64 `json:"mesh_size_mm,omitempty" jsonschema:"Largest element size, mm. Default: the part's smallest bounding-box extent / 3, but no finer than its largest extent / 100, and not below mesh_size_min_mm. Curved faces are refined to 12 elements per full circle whatever the size."`
+	MeshSizeMinMM *float64 `json:"mesh_size_min_mm,omitempty" jsonschema:"Smallest element size, mm (not above mesh_size_mm). Default: gmsh's own."`
+	OutputName    string   `json:"output_name,omitempty" jsonschema:"File name of the deck in the call's folder; .inp is added when missing. The face table is written beside it as <name>.faces.json."`
 }
 
 // ListRequest is the input of gmsh.list_named_faces.
 type ListRequest struct {
-	MeshFile string `json:"mesh_file"`
+	MeshFile string `json:"mesh_file" jsonschema:"Path of the .inp deck gmsh.generate_mesh returned as mesh_file."`
 }
 
 // meshJob is a validated MeshRequest: what to mesh and how.

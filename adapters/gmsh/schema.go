@@ -1,5 +1,7 @@
 package gmsh
 
+import "github.com/metaforge/metaforge/adapters"
+
 const generateDescription = "Mesh a STEP part into tetrahedra with gmsh (OpenCASCADE kernel): element_order 1 gives linear C3D4, " +
 	"2 (default) quadratic C3D10. Writes a CalculiX deck (*NODE in mm, one *ELEMENT block in ELSET SOLID, and one *NSET per CAD face, " +
 	"named Face<tag>) and beside it the face table <name>.faces.json with each face's geometry and surface triangles. " +
@@ -15,20 +17,16 @@ const listDescription = "Re-fetch an already-generated mesh's per-face geometry 
 // generateInputSchema is what an agent reads to build a call. The registry
 // checks arguments against it; Call checks the same rules again, and those
 // the schema cannot say (the file exists inside the allowed roots, the
-// minimum size is not above the maximum).
-const generateInputSchema = `{
-  "type": "object",
-  "description": "A STEP part to mesh into tetrahedra.",
-  "additionalProperties": false,
-  "required": ["input_file"],
-  "properties": {
-    "input_file": {"type": "string", "minLength": 1, "description": "Path of the STEP file (absolute, or relative to the workspace), inside the server's allowed roots. Its coordinates are taken as millimetres in the twin's frame."},
-    "element_order": {"type": "integer", "enum": [1, 2], "default": 2, "description": "1: linear tetrahedra (C3D4); 2: quadratic tetrahedra (C3D10)."},
-    "mesh_size_mm": {"type": "number", "exclusiveMinimum": 0, "description": "Largest element size, mm. Default: the part's smallest bounding-box extent / 3, but no finer than its largest extent / 100, and not below mesh_size_min_mm. Curved faces are refined to 12 elements per full circle whatever the size."},
-    "mesh_size_min_mm": {"type": "number", "exclusiveMinimum": 0, "description": "Smallest element size, mm (not above mesh_size_mm). Default: gmsh's own."},
-    "output_name": {"type": "string", "pattern": "^[A-Za-z0-9_-][A-Za-z0-9._-]*$", "default": "mesh.inp", "description": "File name of the deck in the call's folder; .inp is added when missing. The face table is written beside it as <name>.faces.json."}
-  }
-}`
+// minimum size is not above the maximum). It is generated from MeshRequest,
+// the type the call decodes into.
+var generateInputSchema = adapters.SchemaFor[MeshRequest](
+	adapters.At("", adapters.Describe("A STEP part to mesh into tetrahedra.")),
+	adapters.At("input_file", adapters.MinLength(1)),
+	adapters.At("element_order", adapters.Enum(1, 2), adapters.Default(2)),
+	adapters.At("mesh_size_mm", adapters.ExclusiveMinimum(0)),
+	adapters.At("mesh_size_min_mm", adapters.ExclusiveMinimum(0)),
+	adapters.At("output_name", adapters.Pattern("^[A-Za-z0-9_-][A-Za-z0-9._-]*$"), adapters.Default("mesh.inp")),
+)
 
 const bboxSchema = `{"type": "object", "additionalProperties": false, "required": ["min", "max"], "properties": {
   "min": {"type": "array", "items": {"type": "number"}, "minItems": 3, "maxItems": 3},
@@ -85,15 +83,11 @@ const generateOutputSchema = `{
   }
 }`
 
-const listInputSchema = `{
-  "type": "object",
-  "description": "A mesh made by gmsh.generate_mesh.",
-  "additionalProperties": false,
-  "required": ["mesh_file"],
-  "properties": {
-    "mesh_file": {"type": "string", "minLength": 1, "description": "Path of the .inp deck gmsh.generate_mesh returned as mesh_file."}
-  }
-}`
+// listInputSchema is generated from ListRequest.
+var listInputSchema = adapters.SchemaFor[ListRequest](
+	adapters.At("", adapters.Describe("A mesh made by gmsh.generate_mesh.")),
+	adapters.At("mesh_file", adapters.MinLength(1)),
+)
 
 const listOutputSchema = `{
   "type": "object",

@@ -31,7 +31,7 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 			"tools_registered counts the catalogue and does not shrink when an adapter is down; reachable says whether its tools can be called. " +
 			"components says what is in force: embedded or external Temporal, and the twin and ledger backends.",
 		Capability:     "health",
-		InputSchema:    json.RawMessage(`{"type":"object","properties":{},"additionalProperties":false}`),
+		InputSchema:    adapters.SchemaFor[struct{}](),
 		OutputSchema:   json.RawMessage(`{"type":"object","required":["service","status","adapters"]}`),
 		Idempotent:     true,
 		TimeoutSeconds: 30,
@@ -40,6 +40,9 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 
 // Call runs the check.
 func (a *Adapter) Call(ctx context.Context, toolID string, args json.RawMessage) (*adapters.Result, error) {
+	if err := adapters.DecodeArguments(args, &struct{}{}); err != nil {
+		return nil, err
+	}
 	data, err := json.Marshal(a.Checker.Check(ctx))
 	if err != nil {
 		return nil, err

@@ -61,9 +61,6 @@ func (a *Adapter) Call(ctx context.Context, toolID string, args json.RawMessage)
 		return nil, err
 	}
 	a.calls.Called()
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
-	}
 	var (
 		out   any
 		files []string

@@ -13,7 +13,7 @@ import (
 // GerberRequest is the input of kicad.export_gerber.
 type GerberRequest struct {
 	BoardFile string   `json:"board_file"`
-	Layers    []string `json:"layers,omitempty"`
+	Layers    []string `json:"layers,omitempty" jsonschema:"Layers to plot, by KiCad name (F.Cu, B.Cu, In1.Cu, F.Mask, F.Paste, F.Silkscreen, Edge.Cuts...) or the board's own layer name. Default: the fabrication set."`
 }
 
 // GerberResult is what kicad.export_gerber returns.

@@ -9,10 +9,10 @@ import (
 // Manifests declares the six tools. All are reads that write only the
 // call's own folder, and idempotent: the same files give the same answer.
 func (a *Adapter) Manifests() []adapters.Manifest {
-	tool := func(id, name, capability, desc, in, out string, timeout int) adapters.Manifest {
+	tool := func(id, name, capability, desc string, in json.RawMessage, out string, timeout int) adapters.Manifest {
 		return adapters.Manifest{
 			ToolID: id, AdapterID: AdapterID, Name: name, Description: desc, Capability: capability,
-			InputSchema: json.RawMessage(in), OutputSchema: json.RawMessage(out),
+			InputSchema: in, OutputSchema: json.RawMessage(out),
 			Idempotent: true, TimeoutSeconds: timeout,
 		}
 	}

@@ -17,7 +17,7 @@ const (
 // NetlistRequest is the input of kicad.export_netlist.
 type NetlistRequest struct {
 	FileChoice
-	Format string `json:"format,omitempty"`
+	Format string `json:"format,omitempty" jsonschema:"json: the nets in the result. spice: also a SPICE deck file (schematic_file only)."`
 }
 
 // NetlistResult is what kicad.export_netlist returns.

@@ -13,7 +13,7 @@ import (
 // PinMappingRequest is the input of kicad.get_pin_mapping.
 type PinMappingRequest struct {
 	FileChoice
-	Reference string `json:"reference"`
+	Reference string `json:"reference" jsonschema:"Component reference, such as J1 or U3."`
 }
 
 // PinMappingResult is what kicad.get_pin_mapping returns.

@@ -1,5 +1,11 @@
 package kicad
 
+import (
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/metaforge/metaforge/adapters"
+)
+
 const drcDescription = "Run KiCad 6's design-rule check on a board (pcbnew's WriteDRCReport, the headless DRC of KiCad 6; " +
 	"rules from the board and its .kicad_pro). Returns each violation with its rule key (clearance, silk_over_copper...), " +
 	"description, the constraint that set it, severity (error, warning) and location in mm (KiCad's axes, Y down) with the items it names; " +
@@ -31,56 +37,32 @@ const netlistDescription = "Nets and the component pins on them (reference, pin 
 const pinMapDescription = "One component's pins and the nets they are on, from a board (pcbnew's pads) or a schematic (its wiring), " +
 	"e.g. a connector's pinout. An unknown reference is an error listing references that exist."
 
-const boardFileProp = `"board_file": {"type": "string", "minLength": 1, "description": "Path of the .kicad_pcb (absolute, or relative to the workspace), inside the server's allowed roots."}`
+// The input schemas are generated from the request types the calls decode
+// into. The design file arguments are described once, here.
+var (
+	drcInputSchema     = adapters.SchemaFor[DRCRequest](boardFile)
+	ercInputSchema     = adapters.SchemaFor[ERCRequest](schematicFile)
+	gerberInputSchema  = adapters.SchemaFor[GerberRequest](boardFile, adapters.At("layers[]", adapters.MinLength(1)), adapters.At("layers", adapters.MinItems(1), adapters.UniqueItems()))
+	bomInputSchema     = adapters.SchemaFor[BOMRequest](schematicFile)
+	netlistInputSchema = adapters.SchemaFor[NetlistRequest](boardFile, schematicFile, oneFile("Exactly one of board_file or schematic_file."),
+		adapters.At("format", adapters.Enum(FormatJSON, FormatSpice), adapters.Default(FormatJSON)))
+	pinMapInputSchema = adapters.SchemaFor[PinMappingRequest](boardFile, schematicFile,
+		oneFile("Exactly one of board_file or schematic_file, and the component's reference."), adapters.At("reference", adapters.MinLength(1)))
+)
 
-const schematicFileProp = `"schematic_file": {"type": "string", "minLength": 1, "description": "Path of the root .kicad_sch (KiCad 6), inside the server's allowed roots; its sheets are read from beside it."}`
+var (
+	boardFile = adapters.At("board_file", adapters.MinLength(1),
+		adapters.Describe("Path of the .kicad_pcb (absolute, or relative to the workspace), inside the server's allowed roots."))
+	schematicFile = adapters.At("schematic_file", adapters.MinLength(1),
+		adapters.Describe("Path of the root .kicad_sch (KiCad 6), inside the server's allowed roots; its sheets are read from beside it."))
+)
 
-const drcInputSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["board_file"],
-  "properties": {` + boardFileProp + `}
-}`
-
-const ercInputSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["schematic_file"],
-  "properties": {` + schematicFileProp + `}
-}`
-
-const gerberInputSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["board_file"],
-  "properties": {` + boardFileProp + `,
-    "layers": {"type": "array", "items": {"type": "string", "minLength": 1}, "minItems": 1, "uniqueItems": true,
-      "description": "Layers to plot, by KiCad name (F.Cu, B.Cu, In1.Cu, F.Mask, F.Paste, F.Silkscreen, Edge.Cuts...) or the board's own layer name. Default: the fabrication set."}
-  }
-}`
-
-const bomInputSchema = ercInputSchema
-
-const netlistInputSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "description": "Exactly one of board_file or schematic_file.",
-  "oneOf": [{"required": ["board_file"]}, {"required": ["schematic_file"]}],
-  "properties": {` + boardFileProp + `, ` + schematicFileProp + `,
-    "format": {"type": "string", "enum": ["json", "spice"], "default": "json", "description": "json: the nets in the result. spice: also a SPICE deck file (schematic_file only)."}
-  }
-}`
-
-const pinMapInputSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "description": "Exactly one of board_file or schematic_file, and the component's reference.",
-  "required": ["reference"],
-  "oneOf": [{"required": ["board_file"]}, {"required": ["schematic_file"]}],
-  "properties": {` + boardFileProp + `, ` + schematicFileProp + `,
-    "reference": {"type": "string", "minLength": 1, "description": "Component reference, such as J1 or U3."}
-  }
-}`
+// oneFile requires exactly one of board_file and schematic_file.
+func oneFile(description string) adapters.SchemaRule {
+	return adapters.At("", adapters.Describe(description), func(s *jsonschema.Schema) {
+		s.OneOf = []*jsonschema.Schema{{Required: []string{"board_file"}}, {Required: []string{"schematic_file"}}}
+	})
+}
 
 const itemSchema = `{"type": "object", "additionalProperties": false, "required": ["description", "x_mm", "y_mm"], "properties": {
   "description": {"type": "string"}, "x_mm": {"type": "number"}, "y_mm": {"type": "number"}}}`

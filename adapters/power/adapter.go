@@ -64,7 +64,7 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 		Name:           "Check power budget",
 		Description:    description,
 		Capability:     "power_budget",
-		InputSchema:    json.RawMessage(inputSchema),
+		InputSchema:    inputSchema,
 		OutputSchema:   json.RawMessage(outputSchema),
 		Idempotent:     true,
 		TimeoutSeconds: 30,
@@ -82,9 +82,6 @@ func (a *Adapter) Call(ctx context.Context, toolID string, args json.RawMessage)
 
 	if toolID != ToolCheckBudget {
 		return nil, adapters.WithToolID(protocol.Invalid("adapter power has no tool %q: call %s", toolID, ToolCheckBudget), toolID)
-	}
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
 	}
 	req, err := decodeRequest(args)
 	if err != nil {

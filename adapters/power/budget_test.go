@@ -490,7 +490,7 @@ func TestInvalidInput(t *testing.T) {
 		{"no rails", `{"rails": [], "loads": []}`, []string{"rails is empty"}},
 		{"no loads", `{"rails": [` + supply + `]}`, []string{"loads is required"}},
 		{"unknown field", `{"rails": [{"name": "X", "voltage_v": 5, "source_kind": "supply", "rated_ma": 500}], "loads": []}`,
-			[]string{`unknown field "rated_ma"`}},
+			[]string{"unknown argument rails[].rated_ma; rails[] takes name, voltage_v, source_kind"}},
 		{"overflow", `{"rails": [` + supply + `], "loads": [{"name": "A", "rail": "5V0", "current_ma": 1e308}, {"name": "B", "rail": "5V0", "current_ma": 1e308}]}`,
 			[]string{"too large"}},
 	}

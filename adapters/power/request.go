@@ -1,12 +1,12 @@
 package power
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -25,47 +25,42 @@ const DefaultMaxUtilization = 0.8
 // so that "not given" stays distinct from zero: an absent figure is unknown,
 // never assumed.
 type Request struct {
-	Rails    []Rail    `json:"rails"`
-	Loads    []Load    `json:"loads"`
-	Derating *Derating `json:"derating,omitempty"`
+	Rails    []Rail    `json:"rails" jsonschema:"Every rail in the design. Rails form a tree: each ldo or switching rail names the rail that feeds it in input_rail, and every chain ends at a supply rail."`
+	Loads    []Load    `json:"loads" jsonschema:"Every load, each on the rail that supplies it. A part drawing from several rails is one load per rail. A rail nothing draws from is not_established: declare current_ma 0 if it is truly unloaded."`
+	Derating *Derating `json:"derating,omitempty" jsonschema:"The derating rule: a rail's allowance is rated_output_ma x max_utilization."`
 }
 
 // Rail is one supply rail: an external supply or a regulator's output.
 type Rail struct {
-	Name          string   `json:"name"`
-	VoltageV      *float64 `json:"voltage_v"`
-	SourceKind    string   `json:"source_kind"`
-	RatedOutputMA *float64 `json:"rated_output_ma,omitempty"`
-	InputRail     *string  `json:"input_rail,omitempty"`
-	Efficiency    *float64 `json:"efficiency,omitempty"`
-	QuiescentMA   *float64 `json:"quiescent_ma,omitempty"`
+	Name          string   `json:"name" jsonschema:"Rail name, unique among rails, e.g. \"3V3\"."`
+	VoltageV      *float64 `json:"voltage_v" jsonschema:"Nominal output voltage in volts (its magnitude, for a negative rail)."`
+	SourceKind    string   `json:"source_kind" jsonschema:"supply: an external source (connector, battery, bench supply) with no input_rail. ldo: a linear regulator. switching: a buck, boost or other switching regulator."`
+	RatedOutputMA *float64 `json:"rated_output_ma,omitempty" jsonschema:"Rated output current in mA (the datasheet maximum of the source or regulator). Left out, the rail has no allowance and is not_established."`
+	InputRail     *string  `json:"input_rail,omitempty" jsonschema:"Name of the rail feeding this regulator. Required for ldo and switching; not allowed for supply."`
+	Efficiency    *float64 `json:"efficiency,omitempty" jsonschema:"Switching regulators only: worst-case efficiency at this load, as a fraction (0.9 for 90%). Left out, the regulator's input current is unknown and its input rail cannot pass."`
+	QuiescentMA   *float64 `json:"quiescent_ma,omitempty" jsonschema:"LDOs only: worst-case quiescent (ground) current in mA. Left out, the LDO's input current is unknown and its input rail cannot pass."`
 }
 
 // Load is one consumer on one rail, given as a current or a power (or
 // neither, which makes it an unknown figure).
 type Load struct {
-	Name      string   `json:"name"`
-	Rail      string   `json:"rail"`
-	CurrentMA *float64 `json:"current_ma,omitempty"`
-	PowerMW   *float64 `json:"power_mw,omitempty"`
+	Name      string   `json:"name" jsonschema:"Load name, e.g. a reference designator; unique on its rail."`
+	Rail      string   `json:"rail" jsonschema:"Name of the rail that supplies this load."`
+	CurrentMA *float64 `json:"current_ma,omitempty" jsonschema:"Worst-case current in mA. Give this or power_mw, not both."`
+	PowerMW   *float64 `json:"power_mw,omitempty" jsonschema:"Worst-case power in mW, converted at the rail's voltage. Give this or current_ma, not both. With neither, the load is unknown and its rail cannot pass."`
 }
 
 // Derating is the rule that turns a rating into an allowance.
 type Derating struct {
-	MaxUtilization *float64 `json:"max_utilization,omitempty"`
+	MaxUtilization *float64 `json:"max_utilization,omitempty" jsonschema:"Largest fraction of a rail's rated output its load may use. Default 0.8."`
 }
 
 // decodeRequest parses arguments strictly: an unknown field is a typo the
 // caller should hear about, not a figure silently dropped.
 func decodeRequest(args json.RawMessage) (Request, error) {
 	var req Request
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return Request{}, protocol.Invalid("arguments do not match the power.check_budget input schema: %v", err)
-	}
-	if dec.More() {
-		return Request{}, protocol.Invalid("arguments must be a single JSON object")
+	if err := adapters.DecodeArguments(args, &req); err != nil {
+		return Request{}, err
 	}
 	return req, nil
 }

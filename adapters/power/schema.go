@@ -1,79 +1,63 @@
 package power
 
-// inputSchema is what an agent reads to build a call, so every field says
-// what it means, its unit, and what leaving it out does. The registry checks
+import (
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/metaforge/metaforge/adapters"
+)
+
+// inputSchema is what an agent reads to build a call, generated from
+// Request, the type the call decodes into, so every field says what it
+// means, its unit, and what leaving it out does. The registry checks
 // arguments against it before Call; Call checks the same rules again (and the
 // ones JSON Schema cannot say: unique names, references, cycles) so a caller
 // that skips the registry gets the same answers.
-const inputSchema = `{
-  "type": "object",
-  "description": "A static worst-case power budget: every rail, every load, and the derating rule.",
-  "additionalProperties": false,
-  "required": ["rails", "loads"],
-  "properties": {
-    "rails": {
-      "type": "array",
-      "minItems": 1,
-      "description": "Every rail in the design. Rails form a tree: each ldo or switching rail names the rail that feeds it in input_rail, and every chain ends at a supply rail.",
-      "items": {
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["name", "voltage_v", "source_kind"],
-        "properties": {
-          "name": {"type": "string", "minLength": 1, "description": "Rail name, unique among rails, e.g. \"3V3\"."},
-          "voltage_v": {"type": "number", "exclusiveMinimum": 0, "description": "Nominal output voltage in volts (its magnitude, for a negative rail)."},
-          "source_kind": {"type": "string", "enum": ["supply", "ldo", "switching"], "description": "supply: an external source (connector, battery, bench supply) with no input_rail. ldo: a linear regulator. switching: a buck, boost or other switching regulator."},
-          "rated_output_ma": {"type": "number", "exclusiveMinimum": 0, "description": "Rated output current in mA (the datasheet maximum of the source or regulator). Left out, the rail has no allowance and is not_established."},
-          "input_rail": {"type": "string", "minLength": 1, "description": "Name of the rail feeding this regulator. Required for ldo and switching; not allowed for supply."},
-          "efficiency": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "description": "Switching regulators only: worst-case efficiency at this load, as a fraction (0.9 for 90%). Left out, the regulator's input current is unknown and its input rail cannot pass."},
-          "quiescent_ma": {"type": "number", "minimum": 0, "description": "LDOs only: worst-case quiescent (ground) current in mA. Left out, the LDO's input current is unknown and its input rail cannot pass."}
-        },
-        "allOf": [
-          {
-            "if": {"properties": {"source_kind": {"enum": ["ldo", "switching"]}}, "required": ["source_kind"]},
-            "then": {"required": ["input_rail"]}
-          },
-          {
-            "if": {"properties": {"source_kind": {"const": "supply"}}, "required": ["source_kind"]},
-            "then": {"not": {"$anchor": "a-supply-rail-has-no-input_rail", "required": ["input_rail"]}}
-          },
-          {
-            "if": {"properties": {"source_kind": {"enum": ["supply", "ldo"]}}, "required": ["source_kind"]},
-            "then": {"not": {"$anchor": "efficiency-is-only-for-a-switching-rail", "required": ["efficiency"]}}
-          },
-          {
-            "if": {"properties": {"source_kind": {"enum": ["supply", "switching"]}}, "required": ["source_kind"]},
-            "then": {"not": {"$anchor": "quiescent_ma-is-only-for-an-ldo-rail", "required": ["quiescent_ma"]}}
-          }
-        ]
-      }
-    },
-    "loads": {
-      "type": "array",
-      "description": "Every load, each on the rail that supplies it. A part drawing from several rails is one load per rail. A rail nothing draws from is not_established: declare current_ma 0 if it is truly unloaded.",
-      "items": {
-        "type": "object",
-        "additionalProperties": false,
-        "required": ["name", "rail"],
-        "properties": {
-          "name": {"type": "string", "minLength": 1, "description": "Load name, e.g. a reference designator; unique on its rail."},
-          "rail": {"type": "string", "minLength": 1, "description": "Name of the rail that supplies this load."},
-          "current_ma": {"type": "number", "minimum": 0, "description": "Worst-case current in mA. Give this or power_mw, not both."},
-          "power_mw": {"type": "number", "minimum": 0, "description": "Worst-case power in mW, converted at the rail's voltage. Give this or current_ma, not both. With neither, the load is unknown and its rail cannot pass."}
-        },
-        "not": {"$anchor": "give-current_ma-or-power_mw-not-both", "required": ["current_ma", "power_mw"]}
-      }
-    },
-    "derating": {
-      "type": "object",
-      "additionalProperties": false,
-      "description": "The derating rule: a rail's allowance is rated_output_ma x max_utilization.",
-      "properties": {
-        "max_utilization": {"type": "number", "exclusiveMinimum": 0, "maximum": 1, "default": 0.8, "description": "Largest fraction of a rail's rated output its load may use. Default 0.8."}
-      }
-    }
-  }
-}`
+var inputSchema = adapters.SchemaFor[Request](
+	adapters.At("", adapters.Describe("A static worst-case power budget: every rail, every load, and the derating rule.")),
+	adapters.At("rails", adapters.MinItems(1)),
+	adapters.At("rails[].name", adapters.MinLength(1)),
+	adapters.At("rails[].voltage_v", adapters.ExclusiveMinimum(0)),
+	adapters.At("rails[].source_kind", adapters.Enum(KindSupply, KindLDO, KindSwitching)),
+	adapters.At("rails[].rated_output_ma", adapters.ExclusiveMinimum(0)),
+	adapters.At("rails[].input_rail", adapters.MinLength(1)),
+	adapters.At("rails[].efficiency", adapters.ExclusiveMinimum(0), adapters.Maximum(1)),
+	adapters.At("rails[].quiescent_ma", adapters.Minimum(0)),
+	adapters.At("rails[]",
+		whenKind([]string{KindLDO, KindSwitching}, &jsonschema.Schema{Required: []string{"input_rail"}}),
+		whenKind([]string{KindSupply}, refuse("a-supply-rail-has-no-input_rail", "input_rail")),
+		whenKind([]string{KindSupply, KindLDO}, refuse("efficiency-is-only-for-a-switching-rail", "efficiency")),
+		whenKind([]string{KindSupply, KindSwitching}, refuse("quiescent_ma-is-only-for-an-ldo-rail", "quiescent_ma"))),
+	adapters.At("loads[].name", adapters.MinLength(1)),
+	adapters.At("loads[].rail", adapters.MinLength(1)),
+	adapters.At("loads[].current_ma", adapters.Minimum(0)),
+	adapters.At("loads[].power_mw", adapters.Minimum(0)),
+	adapters.At("loads[]", func(s *jsonschema.Schema) {
+		s.Not = refuse("give-current_ma-or-power_mw-not-both", "current_ma", "power_mw").Not
+	}),
+	adapters.At("derating.max_utilization", adapters.ExclusiveMinimum(0), adapters.Maximum(1), adapters.Default(DefaultMaxUtilization)),
+)
+
+// whenKind applies then to a rail whose source_kind is one of kinds.
+func whenKind(kinds []string, then *jsonschema.Schema) adapters.SchemaEdit {
+	return func(s *jsonschema.Schema) {
+		kind := &jsonschema.Schema{}
+		if len(kinds) == 1 {
+			adapters.Const(kinds[0])(kind)
+		} else {
+			adapters.Enum(kinds...)(kind)
+		}
+		s.AllOf = append(s.AllOf, &jsonschema.Schema{
+			If:   &jsonschema.Schema{Properties: map[string]*jsonschema.Schema{"source_kind": kind}, Required: []string{"source_kind"}},
+			Then: then,
+		})
+	}
+}
+
+// refuse forbids the fields together; the anchor is the rule's name, which
+// is what a validation error quotes.
+func refuse(anchor string, fields ...string) *jsonschema.Schema {
+	return &jsonschema.Schema{Not: &jsonschema.Schema{Anchor: anchor, Required: fields}}
+}
 
 // outputSchema describes the report Call returns. A null number is a figure
 // that could not be computed because an input was not given.

@@ -81,7 +81,7 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 		Name:           "Run SPICE simulation",
 		Description:    description,
 		Capability:     "circuit_simulation",
-		InputSchema:    json.RawMessage(inputSchema),
+		InputSchema:    inputSchema,
 		OutputSchema:   json.RawMessage(outputSchema),
 		Idempotent:     true,
 		TimeoutSeconds: 120,
@@ -99,9 +99,6 @@ func (a *Adapter) Call(ctx context.Context, toolID string, args json.RawMessage)
 
 	if toolID != ToolRunSimulation {
 		return nil, adapters.WithToolID(protocol.Invalid("adapter spice has no tool %q: call %s", toolID, ToolRunSimulation), toolID)
-	}
-	if len(args) == 0 || string(args) == "null" {
-		args = json.RawMessage("{}")
 	}
 	req, err := decodeRequest(args)
 	if err != nil {

@@ -501,7 +501,7 @@ func TestBadInputRunsNothing(t *testing.T) {
 			{"bad source name", map[string]any{"netlist": divider, "analysis_type": "dc", "params": map[string]any{"source": "V1 0 0 0\n.control", "start": 0, "stop": 5, "step": 1}}, "source"},
 			{"max_points 0", map[string]any{"netlist": divider, "analysis_type": "op", "max_points": 0}, "max_points"},
 			{"max_points too big", map[string]any{"netlist": divider, "analysis_type": "op", "max_points": 10001}, "max_points"},
-			{"unknown field", map[string]any{"netlist": divider, "analysis_type": "op", "analysis": "op"}, "unknown field"},
+			{"unknown field", map[string]any{"netlist": divider, "analysis_type": "op", "analysis": "op"}, "unknown argument analysis; this tool takes"},
 		}
 		r := adapters.NewRegistry()
 		if err := r.Register(a); err != nil {

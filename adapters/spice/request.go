@@ -1,7 +1,6 @@
 package spice
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/internal/workspace"
 	"github.com/metaforge/metaforge/protocol"
 )
@@ -33,28 +33,28 @@ const (
 
 // Request is the input of spice.run_simulation.
 type Request struct {
-	Netlist      *string  `json:"netlist,omitempty"`
-	NetlistPath  *string  `json:"netlist_path,omitempty"`
-	AnalysisType string   `json:"analysis_type,omitempty"`
-	Params       *Params  `json:"params,omitempty"`
-	Vectors      []string `json:"vectors,omitempty"`
-	MaxPoints    *int     `json:"max_points,omitempty"`
+	Netlist      *string  `json:"netlist,omitempty" jsonschema:"SPICE netlist text. Line 1 is the title. .control ... .endc blocks are refused. Give this or netlist_path, not both."`
+	NetlistPath  *string  `json:"netlist_path,omitempty" jsonschema:"Path of a netlist file to read (must be inside the server's allowed roots, if set). Give this or netlist, not both."`
+	AnalysisType string   `json:"analysis_type,omitempty" jsonschema:"The analysis to run; the tool writes its card from params. Leave out only when the netlist carries exactly one .op, .dc, .ac or .tran card of its own."`
+	Params       *Params  `json:"params,omitempty" jsonschema:"Figures of the analysis card, SI units. dc: source, start, stop, step (V or A). ac: variation (dec, oct, lin), points (per decade/octave, or total for lin), fstart, fstop (Hz). transient: tstep, tstop, optional tstart (s). op: none."`
+	Vectors      []string `json:"vectors,omitempty" jsonschema:"Vectors to report, e.g. [\"v(out)\", \"i(v1)\"]; a bare node name means its voltage. Default: all."`
+	MaxPoints    *int     `json:"max_points,omitempty" jsonschema:"Most waveform points returned; the waveform is min-max decimated so each vector keeps its extremes."`
 }
 
 // Params are the figures of the analysis card, in SI units (volts or amps,
 // hertz, seconds). Which are allowed depends on the analysis type.
 type Params struct {
-	Source    *string  `json:"source,omitempty"`
-	Start     *float64 `json:"start,omitempty"`
-	Stop      *float64 `json:"stop,omitempty"`
-	Step      *float64 `json:"step,omitempty"`
-	Variation *string  `json:"variation,omitempty"`
-	Points    *int     `json:"points,omitempty"`
-	FStart    *float64 `json:"fstart,omitempty"`
-	FStop     *float64 `json:"fstop,omitempty"`
-	TStep     *float64 `json:"tstep,omitempty"`
-	TStop     *float64 `json:"tstop,omitempty"`
-	TStart    *float64 `json:"tstart,omitempty"`
+	Source    *string  `json:"source,omitempty" jsonschema:"dc: name of the swept source, e.g. V1."`
+	Start     *float64 `json:"start,omitempty" jsonschema:"dc: first value."`
+	Stop      *float64 `json:"stop,omitempty" jsonschema:"dc: last value."`
+	Step      *float64 `json:"step,omitempty" jsonschema:"dc: increment (not 0)."`
+	Variation *string  `json:"variation,omitempty" jsonschema:"ac: sweep spacing."`
+	Points    *int     `json:"points,omitempty" jsonschema:"ac: points per decade or octave, or in total for lin."`
+	FStart    *float64 `json:"fstart,omitempty" jsonschema:"ac: start frequency, Hz."`
+	FStop     *float64 `json:"fstop,omitempty" jsonschema:"ac: stop frequency, Hz."`
+	TStep     *float64 `json:"tstep,omitempty" jsonschema:"transient: print step, s."`
+	TStop     *float64 `json:"tstop,omitempty" jsonschema:"transient: end time, s."`
+	TStart    *float64 `json:"tstart,omitempty" jsonschema:"transient: time from which results are kept, s (default 0)."`
 }
 
 // job is a validated request: the deck to run and how to report it.
@@ -66,15 +66,12 @@ type job struct {
 	maxPoints int
 }
 
+// decodeRequest decodes the arguments strictly: an unknown field is a
+// typo the caller should hear about, named with the ones there are.
 func decodeRequest(args json.RawMessage) (Request, error) {
 	var req Request
-	dec := json.NewDecoder(bytes.NewReader(args))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return Request{}, protocol.Invalid("arguments do not match the spice.run_simulation input schema: %v", err)
-	}
-	if dec.More() {
-		return Request{}, protocol.Invalid("arguments hold more than one JSON value")
+	if err := adapters.DecodeArguments(args, &req); err != nil {
+		return Request{}, err
 	}
 	return req, nil
 }

@@ -1,53 +1,67 @@
 package spice
 
-// inputSchema is what an agent reads to build a call. The registry checks
-// arguments against it before Call; Call checks the same rules again (and
-// those the schema cannot say: .control blocks, analysis cards in the
-// netlist, allowed roots).
-const inputSchema = `{
-  "type": "object",
-  "description": "An ngspice batch run: a netlist (text or file) and one analysis.",
-  "additionalProperties": false,
-  "oneOf": [
-    {"$anchor": "give-netlist-or-netlist_path-not-both", "required": ["netlist"], "not": {"required": ["netlist_path"]}},
-    {"required": ["netlist_path"], "not": {"required": ["netlist"]}}
-  ],
-  "properties": {
-    "netlist": {"type": "string", "minLength": 1, "description": "SPICE netlist text. Line 1 is the title. .control ... .endc blocks are refused. Give this or netlist_path, not both."},
-    "netlist_path": {"type": "string", "minLength": 1, "description": "Path of a netlist file to read (must be inside the server's allowed roots, if set). Give this or netlist, not both."},
-    "analysis_type": {"type": "string", "enum": ["op", "dc", "ac", "transient"], "description": "The analysis to run; the tool writes its card from params. Leave out only when the netlist carries exactly one .op, .dc, .ac or .tran card of its own."},
-    "params": {
-      "type": "object",
-      "description": "Figures of the analysis card, SI units. dc: source, start, stop, step (V or A). ac: variation (dec, oct, lin), points (per decade/octave, or total for lin), fstart, fstop (Hz). transient: tstep, tstop, optional tstart (s). op: none.",
-      "properties": {
-        "source": {"type": "string", "minLength": 1, "description": "dc: name of the swept source, e.g. V1."},
-        "start": {"type": "number", "description": "dc: first value."},
-        "stop": {"type": "number", "description": "dc: last value."},
-        "step": {"type": "number", "not": {"const": 0}, "description": "dc: increment (not 0)."},
-        "variation": {"type": "string", "enum": ["dec", "oct", "lin"], "description": "ac: sweep spacing."},
-        "points": {"type": "integer", "minimum": 1, "description": "ac: points per decade or octave, or in total for lin."},
-        "fstart": {"type": "number", "exclusiveMinimum": 0, "description": "ac: start frequency, Hz."},
-        "fstop": {"type": "number", "exclusiveMinimum": 0, "description": "ac: stop frequency, Hz."},
-        "tstep": {"type": "number", "exclusiveMinimum": 0, "description": "transient: print step, s."},
-        "tstop": {"type": "number", "exclusiveMinimum": 0, "description": "transient: end time, s."},
-        "tstart": {"type": "number", "minimum": 0, "description": "transient: time from which results are kept, s (default 0)."}
-      }
-    },
-    "vectors": {"type": "array", "items": {"type": "string", "minLength": 1}, "description": "Vectors to report, e.g. [\"v(out)\", \"i(v1)\"]; a bare node name means its voltage. Default: all."},
-    "max_points": {"type": "integer", "minimum": 1, "maximum": 10000, "default": 500, "description": "Most waveform points returned; the waveform is min-max decimated so each vector keeps its extremes."}
-  },
-  "allOf": [
-    {"if": {"required": ["params"]}, "then": {"$anchor": "params-need-analysis_type", "required": ["analysis_type"]}},
-    {"if": {"properties": {"analysis_type": {"const": "op"}}, "required": ["analysis_type"]},
-     "then": {"properties": {"params": {"additionalProperties": false}}}},
-    {"if": {"properties": {"analysis_type": {"const": "dc"}}, "required": ["analysis_type"]},
-     "then": {"required": ["params"], "properties": {"params": {"required": ["source", "start", "stop", "step"], "properties": {"source": true, "start": true, "stop": true, "step": true}, "additionalProperties": false}}}},
-    {"if": {"properties": {"analysis_type": {"const": "ac"}}, "required": ["analysis_type"]},
-     "then": {"required": ["params"], "properties": {"params": {"required": ["variation", "points", "fstart", "fstop"], "properties": {"variation": true, "points": true, "fstart": true, "fstop": true}, "additionalProperties": false}}}},
-    {"if": {"properties": {"analysis_type": {"const": "transient"}}, "required": ["analysis_type"]},
-     "then": {"required": ["params"], "properties": {"params": {"required": ["tstep", "tstop"], "properties": {"tstep": true, "tstop": true, "tstart": true}, "additionalProperties": false}}}}
-  ]
-}`
+import (
+	"slices"
+
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/metaforge/metaforge/adapters"
+)
+
+// inputSchema is what an agent reads to build a call, generated from
+// Request, the type the call decodes into. The registry checks arguments
+// against it before Call; Call checks the same rules again (and those the
+// schema cannot say: .control blocks, analysis cards in the netlist,
+// allowed roots).
+var inputSchema = adapters.SchemaFor[Request](
+	adapters.At("", adapters.Describe("An ngspice batch run: a netlist (text or file) and one analysis."),
+		func(s *jsonschema.Schema) {
+			s.OneOf = []*jsonschema.Schema{
+				{Anchor: "give-netlist-or-netlist_path-not-both", Required: []string{"netlist"}, Not: &jsonschema.Schema{Required: []string{"netlist_path"}}},
+				{Required: []string{"netlist_path"}, Not: &jsonschema.Schema{Required: []string{"netlist"}}},
+			}
+			s.AllOf = append(s.AllOf, &jsonschema.Schema{
+				If:   &jsonschema.Schema{Required: []string{"params"}},
+				Then: &jsonschema.Schema{Anchor: "params-need-analysis_type", Required: []string{"analysis_type"}},
+			})
+		},
+		analysisTakes(AnalysisOP, nil),
+		analysisTakes(AnalysisDC, []string{"source", "start", "stop", "step"}),
+		analysisTakes(AnalysisAC, []string{"variation", "points", "fstart", "fstop"}),
+		analysisTakes(AnalysisTransient, []string{"tstep", "tstop"}, "tstart")),
+	adapters.At("netlist", adapters.MinLength(1)),
+	adapters.At("netlist_path", adapters.MinLength(1)),
+	adapters.At("analysis_type", adapters.Enum(AnalysisOP, AnalysisDC, AnalysisAC, AnalysisTransient)),
+	// Which params are allowed is the analysis type's to say (above).
+	adapters.At("params", func(s *jsonschema.Schema) { s.AdditionalProperties = nil }),
+	adapters.At("params.source", adapters.MinLength(1)),
+	adapters.At("params.step", func(s *jsonschema.Schema) { s.Not = &jsonschema.Schema{}; adapters.Const(0)(s.Not) }),
+	adapters.At("params.variation", adapters.Enum("dec", "oct", "lin")),
+	adapters.At("params.points", adapters.Minimum(1)),
+	adapters.At("params.fstart", adapters.ExclusiveMinimum(0)),
+	adapters.At("params.fstop", adapters.ExclusiveMinimum(0)),
+	adapters.At("params.tstep", adapters.ExclusiveMinimum(0)),
+	adapters.At("params.tstop", adapters.ExclusiveMinimum(0)),
+	adapters.At("params.tstart", adapters.Minimum(0)),
+	adapters.At("vectors[]", adapters.MinLength(1)),
+	adapters.At("max_points", adapters.Minimum(1), adapters.Maximum(MaxMaxPoints), adapters.Default(DefaultMaxPoints)),
+)
+
+// analysisTakes says which params an analysis type requires and allows
+// (required, then optional); an analysis with none takes no params.
+func analysisTakes(analysis string, required []string, optional ...string) adapters.SchemaEdit {
+	params := &jsonschema.Schema{AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}}}
+	then := &jsonschema.Schema{Properties: map[string]*jsonschema.Schema{"params": params}}
+	if len(required) > 0 {
+		then.Required = []string{"params"}
+		params.Required = required
+		params.Properties = map[string]*jsonschema.Schema{}
+		for _, name := range append(slices.Clone(required), optional...) {
+			params.Properties[name] = &jsonschema.Schema{}
+		}
+	}
+	return adapters.Then("analysis_type", analysis, then)
+}
 
 const statsSchema = `{"type": "object", "additionalProperties": false, "required": ["final", "min", "max"], "properties": {"final": {"type": ["number", "null"]}, "min": {"type": ["number", "null"]}, "max": {"type": ["number", "null"]}}}`
 

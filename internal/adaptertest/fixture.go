@@ -43,7 +43,11 @@ func (f *Fixture) ID() string { return "fixture" }
 // Version of the fixture.
 func (f *Fixture) Version() string { return "test" }
 
-const keyed = `{"type":"object","properties":{"key":{"type":"string"},"sleep_ms":{"type":"integer","minimum":0},"fail_times":{"type":"integer","minimum":0}},"additionalProperties":false}`
+// keyed is every fixture tool's input schema, generated from fixtureArgs.
+var keyed = adapters.SchemaFor[fixtureArgs](
+	adapters.At("sleep_ms", adapters.Minimum(0)),
+	adapters.At("fail_times", adapters.Minimum(0)),
+)
 
 // Manifests: fixture.echo, .refuse, .sleep (idempotent), .sleep_once (not
 // idempotent), .flaky (idempotent, fails transiently fail_times times),
@@ -53,7 +57,7 @@ const keyed = `{"type":"object","properties":{"key":{"type":"string"},"sleep_ms"
 func (f *Fixture) Manifests() []adapters.Manifest {
 	m := func(name string, idempotent bool, timeout int) adapters.Manifest {
 		return adapters.Manifest{ToolID: "fixture." + name, AdapterID: "fixture", Name: name, Description: "test fixture: " + name,
-			Capability: "test", InputSchema: json.RawMessage(keyed), Idempotent: idempotent, TimeoutSeconds: timeout}
+			Capability: "test", InputSchema: keyed, Idempotent: idempotent, TimeoutSeconds: timeout}
 	}
 	return []adapters.Manifest{
 		m("echo", true, 30),
@@ -68,16 +72,16 @@ func (f *Fixture) Manifests() []adapters.Manifest {
 }
 
 type fixtureArgs struct {
-	Key       string `json:"key"`
-	SleepMs   int    `json:"sleep_ms"`
-	FailTimes int    `json:"fail_times"`
+	Key       string `json:"key,omitempty"`
+	SleepMs   int    `json:"sleep_ms,omitempty"`
+	FailTimes int    `json:"fail_times,omitempty"`
 }
 
 // Call runs a fixture tool.
 func (f *Fixture) Call(ctx context.Context, toolID string, raw json.RawMessage) (*adapters.Result, error) {
 	var a fixtureArgs
-	if err := json.Unmarshal(raw, &a); err != nil {
-		return nil, protocol.Invalid("%v", err)
+	if err := adapters.DecodeArguments(raw, &a); err != nil {
+		return nil, err
 	}
 	n := f.count(a.Key)
 	sleep := func(d time.Duration) error {
