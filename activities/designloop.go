@@ -4,18 +4,18 @@ import (
 	"context"
 	"errors"
 
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/internal/beam"
+	"github.com/metaforge/metaforge/twin"
 	"github.com/metaforge/metaforge/workflows"
 )
 
 // LoopTwin is the twin as a design loop uses it: judging a candidate on a
 // work product's recorded geometry, and persisting the loop.
 type LoopTwin interface {
-	EvaluateTubeCandidate(ctx context.Context, c digitaltwin.TubeCandidateRequest) (beam.Candidate, error)
-	RecordDesignLoop(ctx context.Context, r digitaltwin.LoopRecord) (string, error)
-	RecordLoopIteration(ctx context.Context, r digitaltwin.IterationRecord) (string, error)
-	RecordLoopOutcome(ctx context.Context, r digitaltwin.OutcomeRecord) error
+	EvaluateTubeCandidate(ctx context.Context, c twin.TubeCandidateRequest) (beam.Candidate, error)
+	RecordDesignLoop(ctx context.Context, r twin.LoopRecord) (string, error)
+	RecordLoopIteration(ctx context.Context, r twin.IterationRecord) (string, error)
+	RecordLoopOutcome(ctx context.Context, r twin.OutcomeRecord) error
 }
 
 // errNoLoopTwin is a worker that serves no twin: a loop cannot run there.
@@ -33,7 +33,7 @@ func (d *DesignLoops) EvaluateLoopCandidate(ctx context.Context, req workflows.L
 		return workflows.LoopIteration{}, errNoLoopTwin
 	}
 	l := req.Loop
-	c, err := d.Twin.EvaluateTubeCandidate(ctx, digitaltwin.TubeCandidateRequest{WorkProductID: l.WorkProductID, Parameter: l.Parameter,
+	c, err := d.Twin.EvaluateTubeCandidate(ctx, twin.TubeCandidateRequest{WorkProductID: l.WorkProductID, Parameter: l.Parameter,
 		Value: req.Value, LoadN: l.LoadN, DeflectionLimitMM: l.DeflectionMM, SFLimit: l.SFLimit})
 	if err != nil {
 		return workflows.LoopIteration{}, err
@@ -45,7 +45,7 @@ func (d *DesignLoops) EvaluateLoopCandidate(ctx context.Context, req workflows.L
 // RecordLoop records the loop's node.
 func (d *DesignLoops) RecordLoop(ctx context.Context, req workflows.RecordLoopRequest) (string, error) {
 	l := req.Loop
-	return d.Twin.RecordDesignLoop(ctx, digitaltwin.LoopRecord{LoopID: l.LoopID, ProjectID: l.ProjectID, WorkProductID: l.WorkProductID,
+	return d.Twin.RecordDesignLoop(ctx, twin.LoopRecord{LoopID: l.LoopID, ProjectID: l.ProjectID, WorkProductID: l.WorkProductID,
 		Parameter: l.Parameter, Constraints: map[string]any{"load_n": l.LoadN, "deflection_limit_mm": l.DeflectionMM, "sf_limit": l.SFLimit,
 			"min_mm": l.MinMM, "max_mm": l.MaxMM, "tolerance_mm": l.ToleranceMM, "max_iterations": l.MaxIterations}})
 }
@@ -53,7 +53,7 @@ func (d *DesignLoops) RecordLoop(ctx context.Context, req workflows.RecordLoopRe
 // RecordLoopIteration persists one iteration, once.
 func (d *DesignLoops) RecordLoopIteration(ctx context.Context, req workflows.RecordLoopIterationRequest) (string, error) {
 	it := req.Iteration
-	return d.Twin.RecordLoopIteration(ctx, digitaltwin.IterationRecord{LoopID: req.Loop.LoopID, LoopNodeID: req.LoopNodeID,
+	return d.Twin.RecordLoopIteration(ctx, twin.IterationRecord{LoopID: req.Loop.LoopID, LoopNodeID: req.LoopNodeID,
 		ProjectID: req.Loop.ProjectID, PreviousID: req.PreviousID, Index: it.Index, Parameter: it.Parameter, Value: it.Value,
 		ObjectiveKg: it.Objective, DeflectionMM: it.DeflectionMM, StressMPa: it.StressMPa, SafetyFactor: it.SafetyFactor,
 		Feasible: it.Feasible, Status: it.Status})
@@ -62,7 +62,7 @@ func (d *DesignLoops) RecordLoopIteration(ctx context.Context, req workflows.Rec
 // RecordLoopOutcome records how the loop ended, and its approval.
 func (d *DesignLoops) RecordLoopOutcome(ctx context.Context, req workflows.RecordLoopOutcomeRequest) error {
 	st := req.State
-	r := digitaltwin.OutcomeRecord{LoopID: st.LoopID, LoopNodeID: req.LoopNodeID, ProjectID: st.ProjectID, Status: st.Status,
+	r := twin.OutcomeRecord{LoopID: st.LoopID, LoopNodeID: req.LoopNodeID, ProjectID: st.ProjectID, Status: st.Status,
 		Reason: st.Reason, Parameter: st.Parameter}
 	if st.Winner != nil {
 		r.WinnerNodeID, r.WinnerValue = st.Winner.NodeID, st.Winner.Value

@@ -9,15 +9,15 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/twin"
 	"github.com/metaforge/metaforge/workflows"
 )
 
 // MetricTwin is the twin as a tiered evaluation uses it.
 type MetricTwin interface {
-	Tier0Metric(ctx context.Context, m digitaltwin.MetricCall) (digitaltwin.TierAnswer, error)
-	RecordTier2Metric(ctx context.Context, m digitaltwin.MetricCall, valueMM float64, solverCall string) (digitaltwin.TierAnswer, error)
+	Tier0Metric(ctx context.Context, m twin.MetricCall) (twin.TierAnswer, error)
+	RecordTier2Metric(ctx context.Context, m twin.MetricCall, valueMM float64, solverCall string) (twin.TierAnswer, error)
 	MaterialOf(ctx context.Context, projectID, workProductID string) (string, error)
 }
 
@@ -30,13 +30,13 @@ type Metrics struct {
 
 var errNoMetricTwin = errors.New("this worker serves no twin, so a metric cannot be evaluated here")
 
-func metricCall(in workflows.MetricRequest) digitaltwin.MetricCall {
-	m := digitaltwin.MetricCall{CallID: in.CallID, ProjectID: in.ProjectID, WorkProductID: in.WorkProductID, Metric: in.Metric,
+func metricCall(in workflows.MetricRequest) twin.MetricCall {
+	m := twin.MetricCall{CallID: in.CallID, ProjectID: in.ProjectID, WorkProductID: in.WorkProductID, Metric: in.Metric,
 		LoadN: in.LoadN, LimitMM: in.LimitMM, BandPct: in.BandPct}
 	return m
 }
 
-func tierResult(tier int, a digitaltwin.TierAnswer) workflows.TierResult {
+func tierResult(tier int, a twin.TierAnswer) workflows.TierResult {
 	return workflows.TierResult{Tier: tier, ValueMM: a.ValueMM, MarginMM: a.MarginMM, BandMM: a.BandMM, InBand: a.InBand,
 		Passes: a.Passes, EvidenceID: a.EvidenceID, Method: a.Method}
 }

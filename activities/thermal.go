@@ -8,7 +8,7 @@ import (
 
 	"go.temporal.io/sdk/temporal"
 
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
+	"github.com/metaforge/metaforge/twin"
 	"github.com/metaforge/metaforge/workflows"
 )
 
@@ -16,7 +16,7 @@ import (
 type ThermalTwin interface {
 	MaterialOf(ctx context.Context, projectID, workProductID string) (string, error)
 	BarOf(ctx context.Context, projectID, workProductID string) (lengthMM, areaMM2 float64, err error)
-	RecordThermal(ctx context.Context, t digitaltwin.ThermalCall, peakC float64, data map[string]any) (string, error)
+	RecordThermal(ctx context.Context, t twin.ThermalCall, peakC float64, data map[string]any) (string, error)
 }
 
 // Thermal are the EvaluateThermal workflow's activities.
@@ -109,7 +109,7 @@ func (t *Thermal) RecordThermalMetric(ctx context.Context, req workflows.RecordT
 			data["cross_check_error"] = req.CrossCheck.Error.Details
 		}
 	}
-	call := digitaltwin.ThermalCall{CallID: in.CallID, ProjectID: in.ProjectID, WorkProductID: in.WorkProductID,
+	call := twin.ThermalCall{CallID: in.CallID, ProjectID: in.ProjectID, WorkProductID: in.WorkProductID,
 		HeatLoadW: in.HeatLoadW, SinkTemperatureC: in.SinkTemperatureC}
 	id, err := t.Twin.RecordThermal(ctx, call, solve.Peak, data)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
+	"github.com/metaforge/metaforge/twin"
 	"github.com/metaforge/metaforge/workflows"
 )
 
@@ -18,7 +19,7 @@ var _ digitaltwin.MetricEngine = Metrics{}
 
 // MetricProcess is workflow evaluate-metric-<callId>, so the call that
 // asked finds its own evaluation.
-func (Metrics) MetricProcess(c digitaltwin.MetricCall) (adapters.Process, error) {
+func (Metrics) MetricProcess(c twin.MetricCall) (adapters.Process, error) {
 	in := workflows.MetricRequest{CallID: c.CallID, ProjectID: c.ProjectID, WorkProductID: c.WorkProductID, Metric: c.Metric,
 		LoadN: c.LoadN, LimitMM: c.LimitMM, BandPct: c.BandPct}
 	if t := c.Tier2; t != nil {
@@ -32,7 +33,7 @@ func (Metrics) MetricProcess(c digitaltwin.MetricCall) (adapters.Process, error)
 var _ digitaltwin.ThermalEngine = Metrics{}
 
 // ThermalProcess is workflow evaluate-thermal-<callId>.
-func (Metrics) ThermalProcess(c digitaltwin.ThermalCall) (adapters.Process, error) {
+func (Metrics) ThermalProcess(c twin.ThermalCall) (adapters.Process, error) {
 	in := workflows.ThermalRequest{CallID: c.CallID, ProjectID: c.ProjectID, WorkProductID: c.WorkProductID, MeshFile: c.MeshFile,
 		SourceNodeSet: c.SourceNodeSet, SinkNodeSet: c.SinkNodeSet, HeatLoadW: c.HeatLoadW, SinkTemperatureC: c.SinkTemperatureC,
 		Material: c.Material, RatedMaxC: c.RatedMaxC, CrossCheck: c.CrossCheck}

@@ -51,7 +51,7 @@ type slowLoopTwin struct{ *digitaltwin.Backend }
 
 var _ activities.Twin = slowLoopTwin{}
 
-func (s slowLoopTwin) RecordLoopIteration(ctx context.Context, r digitaltwin.IterationRecord) (string, error) {
+func (s slowLoopTwin) RecordLoopIteration(ctx context.Context, r twin.IterationRecord) (string, error) {
 	if err := pause(ctx); err != nil {
 		return "", err
 	}

@@ -6,14 +6,13 @@ import (
 	"testing"
 
 	sdkworker "go.temporal.io/sdk/worker"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/metaforge/metaforge/workflows"
 )
 
-// recordedRuns are the recorded DesignFlow, DesignLoop and EvaluateMetric
-// runs under testdata/, recorded by the runs package's tests on an
-// embedded Temporal server (go test ./runs -record). Replaying them checks
+// recordedRuns are the recorded DesignFlow, DesignLoop, evaluation and
+// ToolCall runs under testdata/, recorded by the runs package's tests on
+// an embedded Temporal server (go test ./runs -record, -record-calls). Replaying them checks
 // the workflows still issue the commands they issued then; a change to
 // their steps goes behind workflow.GetVersion, not a re-recording.
 var recordedRuns = []string{
@@ -28,6 +27,19 @@ var recordedRuns = []string{
 	"evaluatemetric/escalation_not_attempted.json",
 	"evaluatemetric/escalated_to_calculix.json",
 	"evaluatethermal/cross_checked.json",
+	// The calls of the tools whose work is a durable process, in both
+	// shapes: inline (recorded before processChange: the tool's activity
+	// started the process and waited on it) and as the call's child.
+	"toolcall_inline/twin.evaluate_metric.json",
+	"toolcall_inline/twin.evaluate_thermal_metric.json",
+	"toolcall_inline/twin.start_design_loop.json",
+	"toolcall_inline/flow.propose.json",
+	"toolcall_inline/flow.start_run.json",
+	"toolcall_process/twin.evaluate_metric.json",
+	"toolcall_process/twin.evaluate_thermal_metric.json",
+	"toolcall_process/twin.start_design_loop.json",
+	"toolcall_process/flow.propose.json",
+	"toolcall_process/flow.start_run.json",
 }
 
 func TestReplayRecordedRuns(t *testing.T) {
@@ -38,11 +50,7 @@ func TestReplayRecordedRuns(t *testing.T) {
 				t.Fatalf("recorded history %s is missing (%v); record it with: go test ./runs -record", path, err)
 			}
 			replayer := sdkworker.NewWorkflowReplayer()
-			replayer.RegisterWorkflowWithOptions(workflows.DesignFlow, workflow.RegisterOptions{Name: "DesignFlow"})
-			replayer.RegisterWorkflowWithOptions(workflows.DesignLoop, workflow.RegisterOptions{Name: "DesignLoop"})
-			replayer.RegisterWorkflowWithOptions(workflows.EvaluateMetric, workflow.RegisterOptions{Name: "EvaluateMetric"})
-			replayer.RegisterWorkflowWithOptions(workflows.EvaluateThermal, workflow.RegisterOptions{Name: "EvaluateThermal"})
-			replayer.RegisterWorkflowWithOptions(workflows.ToolCall, workflow.RegisterOptions{Name: "ToolCall"})
+			workflows.RegisterWith(replayer)
 			if err := replayer.ReplayWorkflowHistoryFromJSONFile(quietLogger(), path); err != nil {
 				t.Fatalf("replay %s: %v", path, err)
 			}

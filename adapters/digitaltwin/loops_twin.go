@@ -24,41 +24,8 @@ const (
 	edgeGeneratedFrom = "GENERATED_FROM"
 )
 
-// LoopRecord is a design loop as the twin records it.
-type LoopRecord struct {
-	LoopID        string
-	ProjectID     string
-	WorkProductID string
-	Parameter     string
-	Constraints   map[string]any
-}
-
-// IterationRecord is one candidate a loop evaluated.
-type IterationRecord struct {
-	LoopID, LoopNodeID, ProjectID, PreviousID string
-	Index                                     int
-	Parameter                                 string
-	Value, ObjectiveKg                        float64
-	DeflectionMM, StressMPa, SafetyFactor     float64
-	Feasible                                  bool
-	Status                                    string
-}
-
-// OutcomeRecord is how a loop ended; Approver is set once a person
-// approved its converged winner.
-type OutcomeRecord struct {
-	LoopID, LoopNodeID, ProjectID string
-	Status, Reason                string
-	WinnerNodeID                  string
-	WinnerValue                   float64
-	Parameter                     string
-	Approver                      string
-	ApproverVerified              bool
-	Comment                       string
-}
-
 // RecordDesignLoop writes the loop's node once and returns its id.
-func (b *Backend) RecordDesignLoop(ctx context.Context, r LoopRecord) (string, error) {
+func (b *Backend) RecordDesignLoop(ctx context.Context, r twin.LoopRecord) (string, error) {
 	props := map[string]any{"loop_id": r.LoopID, "parameter_name": r.Parameter, "work_product_id": r.WorkProductID}
 	for k, v := range r.Constraints {
 		props[k] = v
@@ -71,7 +38,7 @@ func (b *Backend) RecordDesignLoop(ctx context.Context, r LoopRecord) (string, e
 }
 
 // RecordLoopIteration persists one iteration once.
-func (b *Backend) RecordLoopIteration(ctx context.Context, r IterationRecord) (string, error) {
+func (b *Backend) RecordLoopIteration(ctx context.Context, r twin.IterationRecord) (string, error) {
 	links := []twin.Link{{Type: twin.EdgeConstrains, To: r.LoopNodeID}}
 	if r.PreviousID != "" {
 		links = append(links, twin.Link{Type: edgeSupersedes, To: r.PreviousID})
@@ -89,7 +56,7 @@ func (b *Backend) RecordLoopIteration(ctx context.Context, r IterationRecord) (s
 // RecordLoopOutcome records how the loop ended, once per outcome. An
 // approval is also a decision, GENERATED_FROM the winning iteration, so a
 // reader walks from the winner to the decision it produced.
-func (b *Backend) RecordLoopOutcome(ctx context.Context, r OutcomeRecord) error {
+func (b *Backend) RecordLoopOutcome(ctx context.Context, r twin.OutcomeRecord) error {
 	props := map[string]any{"loop_id": r.LoopID, "status": r.Status, "reason": r.Reason}
 	links := []twin.Link{{Type: edgeOutcomeOf, To: r.LoopNodeID}}
 	if r.WinnerNodeID != "" {
@@ -172,19 +139,9 @@ func (b *Backend) DesignLoopFromTwin(ctx context.Context, projectID, loopID stri
 	return out, nil
 }
 
-// TubeCandidateRequest is one value of a loop's parameter to judge.
-type TubeCandidateRequest struct {
-	WorkProductID     string
-	Parameter         string
-	Value             float64
-	LoadN             float64
-	DeflectionLimitMM float64
-	SFLimit           float64
-}
-
 // EvaluateTubeCandidate judges one value of a loop's parameter with the
 // closed-form tube model on the work product's recorded geometry.
-func (b *Backend) EvaluateTubeCandidate(ctx context.Context, c TubeCandidateRequest) (beam.Candidate, error) {
+func (b *Backend) EvaluateTubeCandidate(ctx context.Context, c twin.TubeCandidateRequest) (beam.Candidate, error) {
 	t, err := b.TubeGeometry(ctx, c.WorkProductID)
 	if err != nil {
 		return beam.Candidate{}, err

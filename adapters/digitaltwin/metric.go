@@ -19,28 +19,7 @@ import (
 // evaluation survives a restart); the call's workflow runs that process as
 // its child.
 type MetricEngine interface {
-	MetricProcess(m MetricCall) (adapters.Process, error)
-}
-
-// MetricCall is one tiered evaluation of a work product's metric.
-type MetricCall struct {
-	CallID, ProjectID, WorkProductID, Metric string
-	LoadN, LimitMM, BandPct                  float64
-	Tier2                                    *Tier2Call
-}
-
-// Tier2Call is the solver input tier 2 runs with.
-type Tier2Call struct {
-	MeshFile, FixedNodeSet, LoadNodeSet, Material string
-	LoadDirection                                 []float64
-}
-
-// TierAnswer is one tier's answer, recorded as evidence.
-type TierAnswer struct {
-	ValueMM, MarginMM, BandMM float64
-	InBand, Passes            bool
-	EvidenceID, Method        string
-	Material                  string
+	MetricProcess(m twin.MetricCall) (adapters.Process, error)
 }
 
 func evaluateMetricTool() tool {
@@ -67,13 +46,13 @@ func evaluateMetricTool() tool {
 
 func evaluateMetric(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
 	var a struct {
-		ProjectID     string     `json:"project_id"`
-		WorkProductID string     `json:"work_product_id"`
-		Metric        string     `json:"metric"`
-		LoadN         float64    `json:"load_n"`
-		LimitMM       float64    `json:"limit_mm"`
-		BandPct       *float64   `json:"band_pct"`
-		Tier2         *Tier2Call `json:"tier2"`
+		ProjectID     string          `json:"project_id"`
+		WorkProductID string          `json:"work_product_id"`
+		Metric        string          `json:"metric"`
+		LoadN         float64         `json:"load_n"`
+		LimitMM       float64         `json:"limit_mm"`
+		BandPct       *float64        `json:"band_pct"`
+		Tier2         *twin.Tier2Call `json:"tier2"`
 	}
 	if err := decode(raw, &a); err != nil {
 		return nil, err
@@ -88,7 +67,7 @@ func evaluateMetric(ctx context.Context, b *Backend, raw json.RawMessage) (any, 
 	if _, err := b.workProduct(ctx, p.ID, a.WorkProductID); err != nil {
 		return nil, classify(err)
 	}
-	m := MetricCall{CallID: adapters.CallInfoFrom(ctx).CallID, ProjectID: p.ID, WorkProductID: a.WorkProductID, Metric: a.Metric,
+	m := twin.MetricCall{CallID: adapters.CallInfoFrom(ctx).CallID, ProjectID: p.ID, WorkProductID: a.WorkProductID, Metric: a.Metric,
 		LoadN: a.LoadN, LimitMM: a.LimitMM, BandPct: 20, Tier2: a.Tier2}
 	if a.BandPct != nil {
 		m.BandPct = *a.BandPct
@@ -98,22 +77,6 @@ func evaluateMetric(ctx context.Context, b *Backend, raw json.RawMessage) (any, 
 		return nil, err
 	}
 	return &adapters.Result{Process: &proc}, nil
-}
-
-// UnmarshalJSON reads tier2 as the tool's schema names it.
-func (t *Tier2Call) UnmarshalJSON(data []byte) error {
-	var v struct {
-		MeshFile      string    `json:"mesh_file"`
-		FixedNodeSet  string    `json:"fixed_node_set"`
-		LoadNodeSet   string    `json:"load_node_set"`
-		Material      string    `json:"material"`
-		LoadDirection []float64 `json:"load_direction"`
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		return err
-	}
-	*t = Tier2Call{MeshFile: v.MeshFile, FixedNodeSet: v.FixedNodeSet, LoadNodeSet: v.LoadNodeSet, Material: v.Material, LoadDirection: v.LoadDirection}
-	return nil
 }
 
 // cantileverOf is the work product as a cantilever along x: a tube when it
@@ -156,17 +119,17 @@ func cantileverOf(n twin.Node) (beam.Cantilever, string, string, error) {
 
 // Tier0Metric computes the closed form, judges its margin against its
 // band, and records it as tier-0 evidence.
-func (b *Backend) Tier0Metric(ctx context.Context, m MetricCall) (TierAnswer, error) {
+func (b *Backend) Tier0Metric(ctx context.Context, m twin.MetricCall) (twin.TierAnswer, error) {
 	n, err := b.workProduct(ctx, m.ProjectID, m.WorkProductID)
 	if err != nil {
-		return TierAnswer{}, classify(err)
+		return twin.TierAnswer{}, classify(err)
 	}
 	c, method, material, err := cantileverOf(n)
 	if err != nil {
-		return TierAnswer{}, err
+		return twin.TierAnswer{}, err
 	}
 	v := c.TipDeflection(m.LoadN)
-	ans := TierAnswer{ValueMM: v, MarginMM: m.LimitMM - v, BandMM: v * m.BandPct / 100, Method: method, Material: material}
+	ans := twin.TierAnswer{ValueMM: v, MarginMM: m.LimitMM - v, BandMM: v * m.BandPct / 100, Method: method, Material: material}
 	ans.InBand = math.Abs(ans.MarginMM) <= ans.BandMM
 	ans.Passes = ans.MarginMM >= 0
 	ans.EvidenceID, err = b.recordTier(ctx, m, n, 0, v, map[string]any{"method": method, "band_mm": ans.BandMM, "margin_mm": ans.MarginMM,
@@ -175,12 +138,12 @@ func (b *Backend) Tier0Metric(ctx context.Context, m MetricCall) (TierAnswer, er
 }
 
 // RecordTier2Metric records the solver's tip deflection as tier-2 evidence.
-func (b *Backend) RecordTier2Metric(ctx context.Context, m MetricCall, valueMM float64, solverCall string) (TierAnswer, error) {
+func (b *Backend) RecordTier2Metric(ctx context.Context, m twin.MetricCall, valueMM float64, solverCall string) (twin.TierAnswer, error) {
 	n, err := b.workProduct(ctx, m.ProjectID, m.WorkProductID)
 	if err != nil {
-		return TierAnswer{}, classify(err)
+		return twin.TierAnswer{}, classify(err)
 	}
-	ans := TierAnswer{ValueMM: valueMM, MarginMM: m.LimitMM - valueMM, Passes: valueMM <= m.LimitMM, Method: "calculix.run_fea (static)"}
+	ans := twin.TierAnswer{ValueMM: valueMM, MarginMM: m.LimitMM - valueMM, Passes: valueMM <= m.LimitMM, Method: "calculix.run_fea (static)"}
 	ans.EvidenceID, err = b.recordTier(ctx, m, n, 2, valueMM, map[string]any{"method": ans.Method, "solver_call_id": solverCall,
 		"margin_mm": ans.MarginMM})
 	return ans, err
@@ -188,7 +151,7 @@ func (b *Backend) RecordTier2Metric(ctx context.Context, m MetricCall, valueMM f
 
 // recordTier records one tier's answer, keyed by the evaluation's call and
 // the tier, pinned to the work product's revision.
-func (b *Backend) recordTier(ctx context.Context, m MetricCall, n twin.Node, tier int, value float64, data map[string]any) (string, error) {
+func (b *Backend) recordTier(ctx context.Context, m twin.MetricCall, n twin.Node, tier int, value float64, data map[string]any) (string, error) {
 	data["tier"], data["load_n"], data["limit_mm"] = tier, m.LoadN, m.LimitMM
 	ctx = adapters.WithCallInfo(ctx, adapters.CallInfo{CallID: fmt.Sprintf("%s/tier%d", m.CallID, tier)})
 	pin := n.Ref()

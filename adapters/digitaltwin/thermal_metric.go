@@ -7,22 +7,13 @@ import (
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/twin"
 )
 
 // ThermalEngine describes a thermal evaluation as the durable process that
 // runs it; the call's workflow runs that process as its child.
 type ThermalEngine interface {
-	ThermalProcess(t ThermalCall) (adapters.Process, error)
-}
-
-// ThermalCall is one steady-state thermal evaluation of a work product.
-type ThermalCall struct {
-	CallID, ProjectID, WorkProductID     string
-	MeshFile, SourceNodeSet, SinkNodeSet string
-	HeatLoadW, SinkTemperatureC          float64
-	Material                             string
-	RatedMaxC                            *float64
-	CrossCheck                           bool
+	ThermalProcess(t twin.ThermalCall) (adapters.Process, error)
 }
 
 func evaluateThermalMetricTool() tool {
@@ -71,7 +62,7 @@ func evaluateThermalMetric(ctx context.Context, b *Backend, raw json.RawMessage)
 	if _, err := b.workProduct(ctx, p.ID, a.WorkProductID); err != nil {
 		return nil, classify(err)
 	}
-	t := ThermalCall{CallID: adapters.CallInfoFrom(ctx).CallID, ProjectID: p.ID, WorkProductID: a.WorkProductID, MeshFile: a.MeshFile,
+	t := twin.ThermalCall{CallID: adapters.CallInfoFrom(ctx).CallID, ProjectID: p.ID, WorkProductID: a.WorkProductID, MeshFile: a.MeshFile,
 		SourceNodeSet: a.Source, SinkNodeSet: a.Sink, HeatLoadW: a.HeatLoadW, SinkTemperatureC: 20, Material: a.Material,
 		RatedMaxC: a.RatedMaxC, CrossCheck: a.CrossCheck}
 	if a.SinkC != nil {
@@ -100,7 +91,7 @@ func (b *Backend) BarOf(ctx context.Context, projectID, workProductID string) (l
 
 // RecordThermal records a solve's peak temperature as evidence pinned to
 // the work product, keyed by the evaluation's call.
-func (b *Backend) RecordThermal(ctx context.Context, t ThermalCall, peakC float64, data map[string]any) (string, error) {
+func (b *Backend) RecordThermal(ctx context.Context, t twin.ThermalCall, peakC float64, data map[string]any) (string, error) {
 	n, err := b.workProduct(ctx, t.ProjectID, t.WorkProductID)
 	if err != nil {
 		return "", classify(err)

@@ -12,7 +12,6 @@ import (
 	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/approvals"
-	"github.com/metaforge/metaforge/ledger"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/worker"
@@ -61,7 +60,7 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 	rt := &runtime{temporal: t, twin: tw, runs: &runs.Service{Client: t.Client, Namespace: t.Namespace}, ops: ops, profile: rtOpts.profile}
 	tw.Loops, tw.Metrics, tw.Thermal = &runs.Loops{Client: t.Client}, runs.Metrics{}, runs.Metrics{}
 	if ops.ledger != nil {
-		tw.Activity = ledger.Activity{Ledger: ops.ledger}
+		tw.Activity = projectSessions{ledger: ops.ledger}
 	}
 	ws := workspaceFor(rtOpts.dataDir, rtOpts.roots)
 	rt.registry, rt.health, err = catalog(ctx, t, tw, ws, rt.runs, map[string]health.Probe{

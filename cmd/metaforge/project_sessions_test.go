@@ -1,9 +1,11 @@
-package ledger_test
+package main
 
 import (
+	"context"
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -18,19 +20,24 @@ import (
 // project.open's brief lists who has worked in the project, from the
 // ledger; a ledger that cannot be read says so and the open still works.
 func TestProjectBriefListsTheLedgersSessions(t *testing.T) {
-	l := open(t, pgtest.URL(t))
+	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
+	defer cancel()
+	l, err := ledger.Open(ctx, pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(l.Close)
 	blobs, err := twin.NewBlobStore(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	mem := twin.NewMemoryStore()
-	be := &digitaltwin.Backend{Store: mem, Sessions: mem, Blobs: blobs, Activity: ledger.Activity{Ledger: l}}
+	be := &digitaltwin.Backend{Store: mem, Sessions: mem, Blobs: blobs, Activity: projectSessions{ledger: l}}
 	s := mcptest.StartConfigured(t, func(o *mcpserver.Options) {
 		o.Observers = []mcpserver.CallObserver{ledger.Recorder{Ledger: l}}
 		o.SessionID = "stdio-brief-test"
 	}, digitaltwin.New(be)...)
 	cs := s.Connect(t, nil)
-	ctx := testContext(t)
 	call := func(tool string, args map[string]any) map[string]any {
 		t.Helper()
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
