@@ -55,7 +55,6 @@ type run struct {
 	state        RunState
 	decision     *GateDecision
 	pendingPatch *PatchRequest
-	patchResume  int
 	submitted    bool
 }
 

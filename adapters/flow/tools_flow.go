@@ -392,12 +392,3 @@ func claimant(ci adapters.CallInfo) string {
 	}
 	return "client"
 }
-
-// phaseNames lists a flow's phases.
-func phaseNames(f flows.Flow) string {
-	var out []string
-	for _, p := range f.Phases {
-		out = append(out, p.Name)
-	}
-	return strings.Join(out, ", ")
-}
