@@ -21,7 +21,7 @@ build:
 # :8233, MCP on http://127.0.0.1:8765/mcp. The solvers the served adapters
 # drive are installed first where missing (as root), or the one command that
 # installs them is printed and the server starts anyway.
-run: build solvers
+run: solvers build
 	./$(BIN) serve
 
 # The solvers the adapters drive (ccx, gmsh, ngspice, KiCad's pcbnew,
