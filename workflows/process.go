@@ -64,8 +64,18 @@ const (
 
 // runProcess runs a tool's process as the call's child and turns how it
 // went into the call's result. started is the tool's own result (its
-// activity's duration and attempt).
+// activity's duration and attempt); the call's duration grows by the time
+// the process took, as it did when the activity waited on it.
 func runProcess(ctx workflow.Context, in ToolCallInput, p ChildProcess, started ToolCallResult) ToolCallResult {
+	begin := workflow.Now(ctx)
+	res := runChild(ctx, in, p, started)
+	if res.Error == nil || res.Error.Code != int(protocol.ToolTimeout) {
+		res.DurationMs = started.DurationMs + float64(workflow.Now(ctx).Sub(begin).Milliseconds())
+	}
+	return res
+}
+
+func runChild(ctx workflow.Context, in ToolCallInput, p ChildProcess, started ToolCallResult) ToolCallResult {
 	if workflow.GetVersion(ctx, processChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return callFailed(in, started, protocol.ToolExecutionError,
 			fmt.Sprintf("%s prepared a durable process, which this call's workflow predates; call the tool again", in.ToolID))
