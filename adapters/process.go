@@ -14,7 +14,9 @@ import (
 // starts one.
 type Process struct {
 	// Kind is the workflow type that runs it ("EvaluateMetric",
-	// "DesignLoop", "DesignFlow", "ToolCall").
+	// "DesignLoop", "DesignFlow", "ToolCall"). Empty: there is nothing to
+	// start, and the call only follows the process ID names, which is
+	// already running (a flow run reaching its gate).
 	Kind string `json:"kind"`
 	// ID is the process's identity (its workflow ID): a second start with
 	// the same ID finds the first instead of running it twice.

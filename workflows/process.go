@@ -70,6 +70,11 @@ func runProcess(ctx workflow.Context, in ToolCallInput, p ChildProcess, started 
 		return callFailed(in, started, protocol.ToolExecutionError,
 			fmt.Sprintf("%s prepared a durable process, which this call's workflow predates; call the tool again", in.ToolID))
 	}
+	if p.Kind == "" {
+		// Nothing to start: the tool answers from a process already
+		// running (a flow run reaching its gate).
+		return followProcess(ctx, in, p, false, started)
+	}
 	opts := workflow.ChildWorkflowOptions{
 		WorkflowID:            p.ID,
 		TaskQueue:             TaskQueue,

@@ -117,6 +117,24 @@ func (f *family) Call(ctx context.Context, toolID string, args json.RawMessage) 
 	return nil, protocol.Refusal("%s is not a tool of adapter %s", toolID, f.id)
 }
 
+// FollowProcess reads the run a tool follows, for its answer.
+func (f *family) FollowProcess(ctx context.Context, toolID string, p adapters.Process, st adapters.ProcessStart) (json.RawMessage, bool, error) {
+	follow, ok := followers[toolID]
+	if !ok {
+		return nil, false, protocol.Invalid("%s follows no process", toolID)
+	}
+	out, settled, err := follow(ctx, f.s, p, st)
+	if err != nil {
+		return nil, false, classify(err)
+	}
+	return out, settled, nil
+}
+
+// followers are the tools that answer from a run as it stands.
+var followers = map[string]func(context.Context, *Service, adapters.Process, adapters.ProcessStart) (json.RawMessage, bool, error){
+	"flow.await_gate": followGate,
+}
+
 func (f *family) Health(ctx context.Context) (adapters.HealthStatus, error) {
 	if f.s.Engine == nil {
 		return adapters.HealthStatus{}, protocol.Unavailable("no flow engine: design flows need Temporal, which this server is not connected to")

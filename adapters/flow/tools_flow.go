@@ -267,25 +267,50 @@ func runAndFacts(ctx context.Context, s *Service, a runIDArgs) (flows.RunState, 
 	return st, facts, err
 }
 
+// awaitGate waits for the run's next gate without holding a worker: the
+// call's workflow asks followGate again, on durable timers, until the run
+// is at a gate or has ended, or wait_seconds pass.
 func awaitGate(ctx context.Context, s *Service, a awaitArgs) (any, error) {
 	wait := 60
 	if a.WaitSeconds != nil {
 		wait = *a.WaitSeconds
 	}
-	st, err := waitForGate(ctx, s.Engine, a.RunID, wait)
+	if _, err := s.Engine.RunState(ctx, a.RunID); err != nil {
+		return nil, err
+	}
+	input, err := json.Marshal(a)
 	if err != nil {
 		return nil, err
 	}
+	p := adapters.Process{ID: "design-flow-" + a.RunID, Input: input, Follow: true, FollowSeconds: wait}
+	return &adapters.Result{Process: &p}, nil
+}
+
+// followGate is flow.await_gate's answer as the run stands: settled once
+// a gate waits (judged against what the twin holds now, with the question
+// for the person) or the run has ended.
+func followGate(ctx context.Context, s *Service, p adapters.Process, _ adapters.ProcessStart) (json.RawMessage, bool, error) {
+	var a awaitArgs
+	if err := json.Unmarshal(p.Input, &a); err != nil {
+		return nil, false, fmt.Errorf("flow.await_gate's arguments cannot be read back: %w", err)
+	}
+	st, err := s.Engine.RunState(ctx, a.RunID)
+	if err != nil {
+		return nil, false, err
+	}
+	ended := st.Status == flows.RunRejected || st.Status == flows.RunCompletedVerified || st.Status == flows.RunCompletedUnverified
 	if st.Status != flows.RunAtGate {
-		return map[string]any{"run_id": a.RunID, "at_gate": false, "status": st.Status, "phase": st.Phase,
-			"detail": fmt.Sprintf("no gate is waiting after %ds: the run is %s", wait, st.Status)}, nil
+		out, err := json.Marshal(map[string]any{"run_id": a.RunID, "at_gate": false, "status": st.Status, "phase": st.Phase,
+			"detail": fmt.Sprintf("no gate is waiting after %ds: the run is %s", p.FollowSeconds, st.Status)})
+		return out, ended, err
 	}
 	gate, err := s.Engine.EvaluateGate(ctx, a.RunID)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return map[string]any{"run_id": a.RunID, "at_gate": true, "phase": st.Phase, "gate": gate, "allowed": gate.Allowed,
-		"decide": decideHow(a.RunID, gate.Name), adapters.AskPersonKey: gateQuestion(st, gate)}, nil
+	out, err := json.Marshal(map[string]any{"run_id": a.RunID, "at_gate": true, "phase": st.Phase, "gate": gate, "allowed": gate.Allowed,
+		"decide": decideHow(a.RunID, gate.Name), adapters.AskPersonKey: gateQuestion(st, gate)})
+	return out, true, err
 }
 
 // gateQuestion asks the person in the client's chat how to decide the gate,

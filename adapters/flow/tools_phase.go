@@ -3,8 +3,6 @@ package flow
 import (
 	"context"
 	"errors"
-	"fmt"
-	"time"
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/flows"
@@ -96,24 +94,4 @@ func submit(ctx context.Context, s *Service, a submitArgs) (any, error) {
 	}
 	return map[string]any{"run_id": a.RunID, "phase": a.Phase, "submitted": true, "status": after.Status,
 		"next": "the gate is judged against the twin; flow.await_gate returns its criteria and who decides it"}, nil
-}
-
-// waitForGate polls a run until it is at a gate or has ended, up to wait.
-func waitForGate(ctx context.Context, e Engine, runID string, waitSeconds int) (flows.RunState, error) {
-	deadline := time.Now().Add(time.Duration(waitSeconds) * time.Second)
-	for {
-		st, err := e.RunState(ctx, runID)
-		if err != nil {
-			return st, err
-		}
-		ended := st.Status == flows.RunRejected || st.Status == flows.RunCompletedVerified || st.Status == flows.RunCompletedUnverified
-		if st.Status == flows.RunAtGate || ended || !time.Now().Before(deadline) {
-			return st, nil
-		}
-		select {
-		case <-ctx.Done():
-			return st, fmt.Errorf("stopped waiting for run %s's gate: %w", runID, ctx.Err())
-		case <-time.After(250 * time.Millisecond):
-		}
-	}
 }
