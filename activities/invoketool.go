@@ -92,7 +92,7 @@ func (t *Tools) InvokeTool(ctx context.Context, req workflows.InvokeToolRequest)
 }
 
 // policyFor is how a tool's solver runs may touch the machine: its
-// manifest's limits (spec 000 section 11's process cap, and the disk limit as
+// manifest's limits (plus a cap of 100 processes, and the disk limit as
 // the largest file), and the workspace writable only for tools that write.
 func (t *Tools) policyFor(m adapters.Manifest) solver.Policy {
 	lim := m.ResourceLimits // the registry has filled in the defaults

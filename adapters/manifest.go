@@ -5,14 +5,14 @@ package adapters
 
 import "encoding/json"
 
-// ResourceLimits bound one call of a tool (spec 000 section 5).
+// ResourceLimits bound one call of a tool.
 type ResourceLimits struct {
 	MaxMemoryMB   int `json:"max_memory_mb"`
 	MaxCPUSeconds int `json:"max_cpu_seconds"`
 	MaxDiskMB     int `json:"max_disk_mb"`
 }
 
-// DefaultResourceLimits are spec 000's defaults for a tool that names none.
+// DefaultResourceLimits are the limits of a tool that names none.
 var DefaultResourceLimits = ResourceLimits{MaxMemoryMB: 1024, MaxCPUSeconds: 300, MaxDiskMB: 256}
 
 // Defaults for the execution policy of a tool that does not name its own.
@@ -23,7 +23,7 @@ const (
 	MaxTimeoutSeconds     = 3600
 )
 
-// Manifest describes one tool (spec 000 section 6), plus the execution policy
+// Manifest describes one tool as tool/list shows it, plus the execution policy
 // the ToolCall workflow follows: an idempotent tool is retried up to Retries
 // times on transient failures, any other tool runs at most once.
 type Manifest struct {
@@ -41,7 +41,7 @@ type Manifest struct {
 	TimeoutSeconds int             `json:"timeout_seconds"`
 }
 
-// withDefaults fills what a manifest left out with spec 000's defaults.
+// withDefaults fills what a manifest left out with the defaults.
 func (m Manifest) withDefaults() Manifest {
 	if m.Phase == 0 {
 		m.Phase = 1

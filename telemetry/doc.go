@@ -1,5 +1,5 @@
 // Package telemetry is how the MCP surface says which plugin tool is
-// failing, for whom, and why (spec 003 "When a plugin call fails"): four
+// failing, for whom, and why: four
 // Prometheus metrics, spans for every request, and the error classes both
 // are labelled with.
 //

@@ -7,7 +7,7 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Approval hold (spec 003 "Approval-held writes"): the MCP server decides a
+// Approval hold: the MCP server decides a
 // call is held; the hold lives here, in the ToolCall workflow, as a durable
 // window timer and a decision Update, so a restart of the server loses
 // nothing.

@@ -16,7 +16,8 @@ func AdapterTaskQueue(adapterID string) string { return "adapter-" + adapterID }
 // _meta.callId and findable in the Temporal UI.
 func CallWorkflowID(callID string) string { return "call-" + callID }
 
-// Search attributes of DESIGN.md section 5.
+// Search attributes the workflows set, so the Temporal UI and metaforge
+// approvals can filter on them ("every held call in project X").
 var (
 	AttrTool    = temporal.NewSearchAttributeKeyKeyword("MfTool")
 	AttrAdapter = temporal.NewSearchAttributeKeyKeyword("MfAdapter")
