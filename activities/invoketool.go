@@ -1,6 +1,10 @@
 // Package activities is the only code that touches the world on a
-// workflow's behalf: running a tool on its adapter, and (as later issues
-// arrive) the twin, the blob store and the ledger.
+// workflow's behalf. On an adapter's task queue: InvokeTool, which runs one
+// tool on its adapter (heartbeating, in the solver runtime chosen for it),
+// and FollowProcess, which reads a detached process's answer as it stands.
+// On the "metaforge" queue: the steps of design flows, design loops and
+// evaluations that read and record the twin. It knows the adapter contract,
+// never an adapter, and it starts no workflow and waits on none.
 package activities
 
 import (

@@ -1,6 +1,14 @@
 // Package adapters is how MetaForge reaches an engineering tool. An adapter
 // declares manifests and handles calls; it knows nothing of Temporal or MCP.
 // The activities package wraps adapters, the MCP server lists their manifests.
+//
+// This folder is the contract every adapter shares: the Adapter interface,
+// manifests and their execution policy, the Registry, input schemas
+// generated from Go argument types (SchemaFor, Declare), the one rule for
+// empty and unknown arguments, the annotation table, Process (a tool's
+// durable process, which the call's workflow runs), and the transports for
+// an adapter outside this process: stdio (stdio_server.go, stdio_client.go)
+// and HTTP (http_*.go). Each subfolder is one adapter.
 package adapters
 
 import "encoding/json"

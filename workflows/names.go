@@ -1,6 +1,13 @@
-// Package workflows holds MetaForge's Temporal workflows: deterministic code
-// only (no I/O, clocks, randomness or map-order decisions); everything that
-// touches the world is an activity.
+// Package workflows holds MetaForge's Temporal workflows: ToolCall (every
+// tool call, its approval hold, and the child process a long tool runs),
+// DesignFlow, DesignLoop, EvaluateMetric and EvaluateThermal, registered by
+// RegisterWith. Deterministic code only (no I/O, clocks, randomness or
+// map-order decisions; workflowcheck checks it); everything that touches
+// the world is an activity. A change to a workflow's commands goes behind
+// workflow.GetVersion, and the histories in testdata/ must still replay.
+//
+// It also holds the names the rest of MetaForge shares: task queues,
+// workflow IDs, search attributes, activity names and their types.
 package workflows
 
 import "go.temporal.io/sdk/temporal"

@@ -1,6 +1,7 @@
 // Package health measures MetaForge's health: it asks every adapter, and
 // every backing service (3 s each), and reports what came back: measured,
-// never assumed, so an adapter that did not answer is unreachable.
+// never assumed, so an adapter that did not answer is unreachable. Its
+// Adapter serves the report as the health.check tool.
 package health
 
 import (
