@@ -21,6 +21,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/metaforge/metaforge/internal/httpjson"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -113,8 +114,8 @@ func writeHTTPFailure(w http.ResponseWriter, status int, code protocol.Code, det
 	writeHTTPJSON(w, status, raw)
 }
 
+// writeHTTPJSON answers with one envelope, newline-terminated like a line
+// of the stdio protocol.
 func writeHTTPJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(append(body, '\n'))
+	httpjson.WriteEncoded(w, status, append(body, '\n'))
 }

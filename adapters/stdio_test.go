@@ -452,9 +452,13 @@ func TestServeStdioBadLinesAreAnsweredAndServingContinues(t *testing.T) {
 	// 16 MiB of payload plus the envelope: over the limit.
 	big := `{"jsonrpc":"2.0","id":2,"method":"tool/call","params":{"tool_id":"fixture.echo","arguments":{"x":"` +
 		strings.Repeat("x", MaxStdioLineBytes) + `"}}}`
-	go s.send(big)
+	sent := make(chan error, 1) // the server answers before it has read it all
+	go func() { _, err := io.WriteString(s.in, big+"\n"); sent <- err }()
 	if r := s.recv(); string(r.ID) != "null" || r.Error == nil || r.Error.Code != -32600 || r.Error.Message != "request too large" {
 		t.Fatalf("too large: %+v", r)
+	}
+	if err := <-sent; err != nil {
+		t.Fatalf("sending the big line: %v", err)
 	}
 	s.send(`{"jsonrpc":"2.0","id":3,"method":"tool/call","params":{"tool_id":"fixture.echo","arguments":{"after":"big"}}}`)
 	if r := s.recv(); string(r.ID) != "3" || r.Error != nil || !strings.Contains(string(r.Result), `"after":"big"`) {

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/metaforge/metaforge/internal/httpjson"
 	"github.com/metaforge/metaforge/workflows"
 )
 
@@ -53,16 +54,16 @@ func (h Handler) list(w http.ResponseWriter, r *http.Request) {
 	held, err := h.Queue.List(r.Context(), f)
 	switch {
 	case errors.Is(err, ErrBadFilter):
-		writeError(w, http.StatusBadRequest, err.Error())
+		httpjson.Error(w, http.StatusBadRequest, err.Error())
 		return
 	case err != nil:
-		writeError(w, http.StatusServiceUnavailable, err.Error()+"; check that Temporal is up (health.check)")
+		httpjson.Error(w, http.StatusServiceUnavailable, err.Error()+"; check that Temporal is up (health.check)")
 		return
 	}
 	if held == nil {
 		held = []HeldCall{}
 	}
-	writeBody(w, http.StatusOK, map[string]any{"approvals": held, "count": len(held)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"approvals": held, "count": len(held)})
 }
 
 // DecisionRequest is the body of POST /v1/approvals/{id}/decision.
@@ -78,7 +79,7 @@ func (h Handler) decide(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&body); err != nil {
-		writeError(w, http.StatusBadRequest, `the body must be JSON {"decision": "approve"|"reject", "approver": "your name", "comment": "..."}: `+err.Error())
+		httpjson.Error(w, http.StatusBadRequest, `the body must be JSON {"decision": "approve"|"reject", "approver": "your name", "comment": "..."}: `+err.Error())
 		return
 	}
 	d := workflows.Decision{Route: workflows.RouteDashboard, Comment: strings.TrimSpace(body.Comment)}
@@ -88,7 +89,7 @@ func (h Handler) decide(w http.ResponseWriter, r *http.Request) {
 	case "reject", "rejected":
 		d.Outcome = workflows.OutcomeRejected
 	default:
-		writeError(w, http.StatusBadRequest, fmt.Sprintf(`decision %q: say "approve" or "reject"`, body.Decision))
+		httpjson.Error(w, http.StatusBadRequest, fmt.Sprintf(`decision %q: say "approve" or "reject"`, body.Decision))
 		return
 	}
 	d.Approver = strings.TrimSpace(body.Approver)
@@ -98,35 +99,25 @@ func (h Handler) decide(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if d.Approver == "" {
-		writeError(w, http.StatusBadRequest, `approver: say who is deciding ("approver": "your name"); a decision that names nobody is not recorded`)
+		httpjson.Error(w, http.StatusBadRequest, `approver: say who is deciding ("approver": "your name"); a decision that names nobody is not recorded`)
 		return
 	}
 	state, err := h.Queue.Decide(r.Context(), id, d)
 	switch {
 	case errors.Is(err, ErrNoSuchHold):
-		writeError(w, http.StatusNotFound, err.Error()+"; GET /v1/approvals lists the pending holds")
+		httpjson.Error(w, http.StatusNotFound, err.Error()+"; GET /v1/approvals lists the pending holds")
 		return
 	case errors.Is(err, ErrNotPending):
-		writeError(w, http.StatusConflict, err.Error())
+		httpjson.Error(w, http.StatusConflict, err.Error())
 		return
 	case err != nil:
-		writeError(w, http.StatusServiceUnavailable, err.Error())
+		httpjson.Error(w, http.StatusServiceUnavailable, err.Error())
 		return
 	}
 	if h.Logger != nil {
 		h.Logger.Info("approval_decided", "approval_id", id, "outcome", d.Outcome, "approver", d.Approver,
 			"approver_verified", d.ApproverVerified, "route", d.Route)
 	}
-	writeBody(w, http.StatusOK, map[string]any{"approval_id": id, "outcome": d.Outcome, "approver": d.Approver,
+	httpjson.Write(w, http.StatusOK, map[string]any{"approval_id": id, "outcome": d.Outcome, "approver": d.Approver,
 		"approver_verified": d.ApproverVerified, "state": state})
-}
-
-func writeError(w http.ResponseWriter, status int, msg string) {
-	writeBody(w, status, map[string]any{"error": msg})
-}
-
-func writeBody(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
 }

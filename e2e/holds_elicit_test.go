@@ -273,7 +273,7 @@ func TestHoldElicitHTTP(t *testing.T) {
 		if len(r.Variants) != 3 {
 			t.Fatalf("%d variants reported, want 3", len(r.Variants))
 		}
-		const fewSeconds = 10 * time.Second
+		const endWithin = 10 * time.Second
 		for _, v := range r.Variants {
 			t.Run(v.Mode, func(t *testing.T) {
 				o := v.Outcome
@@ -284,10 +284,10 @@ func TestHoldElicitHTTP(t *testing.T) {
 				ended := time.Duration(v.EndedAfterMs) * time.Millisecond
 				t.Logf("approval %s: pending for %s after the client went (window %ds); held %.1fs in all",
 					v.ApprovalID, ended.Round(time.Millisecond), v.WindowSeconds, v.HeldSeconds)
-				if ended > fewSeconds {
+				if ended > endWithin {
 					t.Errorf("approval %s stayed pending (call.get_result: running) for %s after its client went (%s), until its %ds window ran out; "+
 						"a client that is gone cannot answer, so the hold should end timed_out within %s",
-						v.ApprovalID, ended.Round(100*time.Millisecond), v.Mode, v.WindowSeconds, fewSeconds)
+						v.ApprovalID, ended.Round(100*time.Millisecond), v.Mode, v.WindowSeconds, endWithin)
 				}
 				if v.Delete != nil {
 					took := time.Duration(v.Delete.Ms) * time.Millisecond

@@ -2,10 +2,11 @@ package ledger
 
 import (
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strconv"
+
+	"github.com/metaforge/metaforge/internal/httpjson"
 )
 
 // Handler serves the ledger over REST: GET /v1/ledger/actions,
@@ -90,7 +91,7 @@ func answer[T any](w http.ResponseWriter, key string, rows []T, err error) {
 		writeError(w, err)
 		return
 	}
-	writeBody(w, http.StatusOK, map[string]any{key: nonNil(rows), "count": len(rows)})
+	httpjson.Write(w, http.StatusOK, map[string]any{key: nonNil(rows), "count": len(rows)})
 }
 
 // queryLimit reads ?limit=; "" leaves the default to the ledger.
@@ -121,11 +122,5 @@ func writeError(w http.ResponseWriter, err error) {
 	if errors.Is(err, ErrBadFilter) {
 		status = http.StatusBadRequest
 	}
-	writeBody(w, status, map[string]any{"error": err.Error()})
-}
-
-func writeBody(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
+	httpjson.Error(w, status, err.Error())
 }

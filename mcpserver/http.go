@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/metaforge/metaforge/approvals"
+	"github.com/metaforge/metaforge/internal/httpjson"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -83,7 +84,7 @@ func (s *Server) screenHTTP(next http.Handler) http.Handler {
 		body, err := io.ReadAll(io.LimitReader(r.Body, MaxFrameBytes+1))
 		_ = r.Body.Close()
 		if err != nil {
-			writeJSON(w, http.StatusBadRequest, errorResponse(nil, protocol.ParseError, "could not read the request body: "+err.Error(), nil))
+			httpjson.WriteEncoded(w, http.StatusBadRequest, errorResponse(nil, protocol.ParseError, "could not read the request body: "+err.Error(), nil))
 			return
 		}
 		v := screen(body, batchesAllowed(protocolVersionOf(r)))
@@ -92,14 +93,14 @@ func (s *Server) screenHTTP(next http.Handler) http.Handler {
 		}
 		switch {
 		case v.reply != nil:
-			writeJSON(w, v.status, v.reply)
+			httpjson.WriteEncoded(w, v.status, v.reply)
 		case v.legacy != nil:
 			resp := s.answerLegacy(r.Context(), v.legacy)
 			if resp == nil {
 				w.WriteHeader(http.StatusAccepted)
 				return
 			}
-			writeJSON(w, http.StatusOK, resp)
+			httpjson.WriteEncoded(w, http.StatusOK, resp)
 		default:
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			r.ContentLength = int64(len(body))
@@ -132,11 +133,5 @@ func (s *Server) serveHealthz(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusInternalServerError)
 		return
 	}
-	writeJSON(w, http.StatusOK, b)
-}
-
-func writeJSON(w http.ResponseWriter, status int, body []byte) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_, _ = w.Write(body)
+	httpjson.WriteEncoded(w, http.StatusOK, b)
 }

@@ -61,7 +61,7 @@ func (s *Server) dispatchLegacy(ctx context.Context, req *legacyRequest, send fu
 	case "tool/list":
 		return s.legacyToolList(req.Params)
 	case "tool/call":
-		return s.legacyToolCall(ctx, req, send)
+		return s.observeLegacyCall(ctx, req, send)
 	case "health/check":
 		auth, client := s.connectionReport()
 		return struct {
@@ -115,6 +115,27 @@ func (s *Server) legacyToolList(params json.RawMessage) (any, *jsonrpc.Error) {
 	return map[string]any{"tools": tools}, nil
 }
 
+// observeLegacyCall runs a tool/call and tells every observer how it
+// ended, once: the legacy dialect's counterpart of observeCalls. A request
+// too malformed to name a tool is not a call and is not recorded.
+func (s *Server) observeLegacyCall(ctx context.Context, req *legacyRequest, send func([]byte)) (any, *jsonrpc.Error) {
+	if len(s.opts.Observers) == 0 {
+		return s.legacyToolCall(ctx, req, send)
+	}
+	c := &callRecord{
+		party:   callParty{caller: s.opts.Caller, actor: s.opts.Caller, clientName: legacyClient, sessionID: s.opts.SessionID},
+		started: time.Now(),
+	}
+	out, rpcErr := s.legacyToolCall(withCallRecord(ctx, c), req, send)
+	if c.toolID != "" {
+		if rpcErr != nil {
+			c.err = rpcErr
+		}
+		s.observe(ctx, c)
+	}
+	return out, rpcErr
+}
+
 func (s *Server) legacyToolCall(ctx context.Context, req *legacyRequest, send func([]byte)) (any, *jsonrpc.Error) {
 	started := time.Now()
 	var p struct {
@@ -129,7 +150,8 @@ func (s *Server) legacyToolCall(ctx context.Context, req *legacyRequest, send fu
 	if p.ToolID == "" {
 		return nil, legacyCallError(rpcError(protocol.InvalidParams, "tool/call needs params.tool_id, such as \"power.check_budget\"", nil), "", started)
 	}
-	party := callParty{caller: s.opts.Caller, actor: s.opts.Caller, clientName: legacyClient, sessionID: s.opts.SessionID}
+	record := recordOf(ctx)
+	record.toolID, record.args = p.ToolID, p.Arguments
 	in, rpcErr := s.prepareCall(p.ToolID, p.Arguments, p.TimeoutSeconds, legacyClient, s.opts.SessionID)
 	if rpcErr != nil {
 		if _, _, known := s.opts.Registry.Tool(p.ToolID); !known {
@@ -137,17 +159,16 @@ func (s *Server) legacyToolCall(ctx context.Context, req *legacyRequest, send fu
 			// unknown method, did-you-mean and all.
 			rpcErr = rpcError(protocol.MethodNotFound, rpcErr.Message, nil)
 		}
-		rpcErr = legacyCallError(rpcErr, p.ToolID, started)
-		s.observe(ctx, party, p.ToolID, nil, p.Arguments, nil, rpcErr, started)
-		return nil, rpcErr
+		return nil, legacyCallError(rpcErr, p.ToolID, started)
 	}
+	record.in = &in
 	stop := reportLegacyProgress(req.ID, in, send)
 	res, rpcErr := s.dispatch(ctx, nil, in)
 	stop()
-	s.observe(ctx, party, in.ToolID, &in, in.Arguments, resultOrNil(res, rpcErr), rpcErr, started)
 	if rpcErr != nil {
 		return nil, legacyCallError(rpcErr, in.ToolID, started)
 	}
+	record.res = &res
 	out, rpcErr := s.legacyResult(res)
 	if rpcErr != nil {
 		if protocol.Code(rpcErr.Code) == protocol.ToolTimeout {

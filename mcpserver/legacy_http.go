@@ -7,6 +7,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
+	"github.com/metaforge/metaforge/internal/httpjson"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -28,32 +29,32 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(io.LimitReader(r.Body, MaxFrameBytes+1))
 	if err != nil {
-		writeJSON(w, http.StatusBadRequest, errorResponse(nil, protocol.ParseError, "could not read the request body: "+err.Error(), nil))
+		httpjson.WriteEncoded(w, http.StatusBadRequest, errorResponse(nil, protocol.ParseError, "could not read the request body: "+err.Error(), nil))
 		return
 	}
 	v := screen(body, false)
 	switch {
 	case v.reply != nil:
-		writeJSON(w, v.status, v.reply)
+		httpjson.WriteEncoded(w, v.status, v.reply)
 	case v.legacy != nil:
 		resp := s.answerLegacy(r.Context(), v.legacy)
 		if resp == nil {
 			w.WriteHeader(http.StatusNoContent) // a notification
 			return
 		}
-		writeJSON(w, http.StatusOK, resp)
+		httpjson.WriteEncoded(w, http.StatusOK, resp)
 	default:
 		// Valid JSON-RPC, but not this dialect's: screen has decoded it.
 		msg, _ := jsonrpc.DecodeMessage(body)
 		req, ok := msg.(*jsonrpc.Request)
 		switch {
 		case !ok:
-			writeJSON(w, http.StatusBadRequest, errorResponse(idOf(body), protocol.InvalidRequest,
+			httpjson.WriteEncoded(w, http.StatusBadRequest, errorResponse(idOf(body), protocol.InvalidRequest,
 				"invalid request: /rpc takes requests, and this server asked nothing to answer", nil))
 		case !req.ID.IsValid():
 			w.WriteHeader(http.StatusNoContent) // a notification is never answered, even in error
 		default:
-			writeJSON(w, http.StatusOK, errorResponse(idOf(body), protocol.MethodNotFound,
+			httpjson.WriteEncoded(w, http.StatusOK, errorResponse(idOf(body), protocol.MethodNotFound,
 				fmt.Sprintf("method %q not found: /rpc speaks tool/list, tool/call and health/check; MCP is served on /mcp", req.Method), nil))
 		}
 	}

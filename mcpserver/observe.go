@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -85,27 +86,80 @@ func (s *Server) partyOf(req *mcp.CallToolRequest) callParty {
 	return p
 }
 
+// callRecord is one call as its dialect's dispatch saw it end. The
+// dispatch (observeCalls for MCP, observeLegacyCall for the legacy
+// dialect) makes it and reports it once; the call's handler, finding it
+// with recordOf, fills in what the answer alone does not show: the
+// arguments it read, the workflow input it prepared and the workflow
+// result.
+type callRecord struct {
+	party   callParty
+	toolID  string
+	started time.Time
+	// args are nil for a call refused before its handler read them.
+	args json.RawMessage
+	in   *workflows.ToolCallInput
+	// res is the workflow's result; once set, the answer's own error (an
+	// error result, a refused hold) is read from it, not from err.
+	res *workflows.ToolCallResult
+	// err is what the call answered when it produced no result.
+	err error
+}
+
+type callRecordKey struct{}
+
+// withCallRecord is ctx carrying c for the call's handler to fill.
+func withCallRecord(ctx context.Context, c *callRecord) context.Context {
+	return context.WithValue(ctx, callRecordKey{}, c)
+}
+
+// recordOf is the record of the call ctx belongs to; a call nobody
+// observes gets a record that goes nowhere.
+func recordOf(ctx context.Context) *callRecord {
+	if c, ok := ctx.Value(callRecordKey{}).(*callRecord); ok {
+		return c
+	}
+	return &callRecord{}
+}
+
+// observeCalls is the middleware that tells every observer how each
+// tools/call ended, once, whichever step answered it: a refusal before the
+// handler (unknown tool, outside the profile) or the handler itself.
+func (s *Server) observeCalls(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		r, ok := req.(*mcp.CallToolRequest)
+		if method != "tools/call" || !ok || r.Params == nil || len(s.opts.Observers) == 0 {
+			return next(ctx, method, req)
+		}
+		c := &callRecord{party: s.partyOf(r), toolID: r.Params.Name, started: time.Now()}
+		res, err := next(withCallRecord(ctx, c), method, req)
+		c.err = err
+		s.observe(ctx, c)
+		return res, err
+	}
+}
+
 // observe tells every observer how a call ended: with a workflow result, or
 // with the JSON-RPC error that stopped it first.
-func (s *Server) observe(ctx context.Context, party callParty, toolID string, in *workflows.ToolCallInput,
-	args json.RawMessage, res *workflows.ToolCallResult, rpcErr *jsonrpc.Error, started time.Time) {
+func (s *Server) observe(ctx context.Context, c *callRecord) {
 	if len(s.opts.Observers) == 0 {
 		return
 	}
+	party := c.party
 	e := CallEvent{
-		ToolID: toolID, SessionID: party.sessionID, Caller: party.caller,
+		ToolID: c.toolID, SessionID: party.sessionID, Caller: party.caller,
 		Actor: party.actor, ActorVerified: party.verified,
 		ClientName: party.clientName, ClientVersion: party.clientVers, ClaimedModel: party.claimedModel,
-		Started: started, Duration: time.Since(started), Status: workflows.StatusSuccess,
+		Started: c.started, Duration: time.Since(c.started), Status: workflows.StatusSuccess,
 	}
-	if m, _, ok := s.opts.Registry.Tool(toolID); ok {
+	if m, _, ok := s.opts.Registry.Tool(c.toolID); ok {
 		e.Known, e.AdapterID = true, m.AdapterID
 	}
-	if in != nil {
-		e.CallID = in.CallID
+	if c.in != nil {
+		e.CallID = c.in.CallID
 	}
-	e.ProjectID = projectOf(args)
-	if res != nil {
+	e.ProjectID = projectOf(c.args)
+	if res := c.res; res != nil {
 		if e.CallID == "" {
 			e.CallID = res.CallID
 		}
@@ -125,9 +179,13 @@ func (s *Server) observe(ctx context.Context, party callParty, toolID string, in
 		if e.HoldOutcome != "" && e.HoldOutcome != workflows.OutcomeApproved {
 			e.Status = workflows.StatusError
 		}
-	}
-	if rpcErr != nil {
-		e.Status, e.ErrorCode = workflows.StatusError, protocol.Code(rpcErr.Code)
+	} else if c.err != nil {
+		code := protocol.InternalError
+		var rpcErr *jsonrpc.Error
+		if errors.As(c.err, &rpcErr) {
+			code = protocol.Code(rpcErr.Code)
+		}
+		e.Status, e.ErrorCode = workflows.StatusError, code
 		e.ErrorType = e.ErrorCode.Name()
 		if !e.Known {
 			e.ErrorType = "TOOL_NOT_FOUND"
@@ -139,7 +197,7 @@ func (s *Server) observe(ctx context.Context, party callParty, toolID string, in
 		func() {
 			defer func() {
 				if r := recover(); r != nil {
-					s.opts.Logger.Error("a call observer panicked; the call is unaffected", "tool", toolID, "panic", r)
+					s.opts.Logger.Error("a call observer panicked; the call is unaffected", "tool", c.toolID, "panic", r)
 				}
 			}()
 			o.CallEnded(octx, e)
@@ -163,12 +221,4 @@ func projectInResult(data json.RawMessage) string {
 		return r.ProjectID
 	}
 	return r.Project.ProjectID
-}
-
-// resultOrNil is res when the call produced one.
-func resultOrNil(res workflows.ToolCallResult, rpcErr *jsonrpc.Error) *workflows.ToolCallResult {
-	if rpcErr != nil {
-		return nil
-	}
-	return &res
 }

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -112,8 +111,13 @@ func (s *Server) newMCPServer(conn connectionProfile) *mcp.Server {
 			Resources: &mcp.ResourceCapabilities{ListChanged: true},
 		},
 	})
+	// Each line wraps the ones above it, so a request meets the profile
+	// first (a connection refused whole records nothing), then the call
+	// observer, the profile's own refusal, tracing, and the refusals that
+	// answer before a handler.
 	srv.AddReceivingMiddleware(s.rejectUnknownTools, promptsMiddleware)
 	srv.AddReceivingMiddleware(s.opts.Middleware...)
+	srv.AddReceivingMiddleware(s.observeCalls, s.keepToProfile(conn))
 	srv.AddReceivingMiddleware(s.profileMiddleware(conn))
 	s.register(srv, conn)
 	return srv
@@ -149,10 +153,9 @@ func (c connectionProfile) serves(toolID string) bool {
 }
 
 // profileMiddleware puts the connection's profile in every request's
-// context (health.check reports it), refuses a call outside the profile,
-// refuses everything but the handshake and health.check on a connection
-// whose profile cannot be served, and says on tools/list why the list is
-// shorter than the catalogue.
+// context (health.check reports it), refuses everything but the handshake
+// and health.check on a connection whose profile cannot be served, and
+// says on tools/list why the list is shorter than the catalogue.
 func (s *Server) profileMiddleware(conn connectionProfile) mcp.Middleware {
 	return func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
@@ -162,18 +165,27 @@ func (s *Server) profileMiddleware(conn connectionProfile) mcp.Middleware {
 				return nil, rpcError(protocol.InvalidParams, err.Error()+"; health.check still answers on this connection",
 					map[string]any{"error_type": protocol.InvalidParams.Name(), "profile": s.requestedProfile(req), "profiles": servedProfileNames()})
 			}
-			if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && r.Params != nil && !conn.serves(r.Params.Name) {
-				if _, _, known := s.opts.Registry.Tool(r.Params.Name); known {
-					rpcErr := s.outsideProfileError(conn, r.Params.Name)
-					s.observe(ctx, s.partyOf(r), r.Params.Name, nil, nil, nil, rpcErr, time.Now())
-					return nil, rpcErr
-				}
-			}
 			res, err := next(ctx, method, req)
 			if list, ok := res.(*mcp.ListToolsResult); ok && err == nil {
 				s.annotateToolList(list, conn)
 			}
 			return res, err
+		}
+	}
+}
+
+// keepToProfile refuses a call for a registered tool outside the
+// connection's profile, saying which profile has it. It runs inside the
+// call observer, so the refusal is recorded like any ended call.
+func (s *Server) keepToProfile(conn connectionProfile) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && r.Params != nil && !conn.serves(r.Params.Name) {
+				if _, _, known := s.opts.Registry.Tool(r.Params.Name); known {
+					return nil, s.outsideProfileError(conn, r.Params.Name)
+				}
+			}
+			return next(ctx, method, req)
 		}
 	}
 }

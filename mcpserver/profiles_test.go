@@ -133,13 +133,13 @@ func theProfileStack(t *testing.T) *mcptest.Stack {
 }
 
 // serveHTTP serves st's catalogue over Streamable HTTP with the deployment
-// default profile given.
-func serveHTTP(t *testing.T, st *mcptest.Stack, defaultProfile string) string {
+// default profile given, telling observers of every call that ended.
+func serveHTTP(t *testing.T, st *mcptest.Stack, defaultProfile string, observers ...mcpserver.CallObserver) string {
 	t.Helper()
 	srv := mcpserver.New(mcpserver.Options{
 		Registry: st.Registry, Engine: mcpserver.TemporalEngine{Client: st.Temporal.Client, Eager: true}, Health: st.Health,
 		Caller: mcpserver.CallerLocal, Version: "test", Logger: workertest.QuietLogger(), Transport: mcpserver.TransportHTTP,
-		Profile: defaultProfile,
+		Profile: defaultProfile, Observers: observers,
 	})
 	hs := httptest.NewServer(srv.HTTPHandler())
 	t.Cleanup(hs.Close)

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -23,9 +22,7 @@ func (s *Server) rejectUnknownTools(next mcp.MethodHandler) mcp.MethodHandler {
 		if method == "tools/call" {
 			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
 				if _, _, known := s.opts.Registry.Tool(r.Params.Name); !known {
-					rpcErr := s.unknownToolError(r.Params.Name)
-					s.observe(ctx, s.partyOf(r), r.Params.Name, nil, nil, nil, rpcErr, time.Now())
-					return nil, rpcErr
+					return nil, s.unknownToolError(r.Params.Name)
 				}
 			}
 		}
@@ -84,13 +81,14 @@ func (s *Server) prepareCall(toolID string, args json.RawMessage, timeoutSeconds
 // callTool is the MCP tools/call handler: validate, rule on a hold, run
 // the workflow, relay.
 func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-	started, party := time.Now(), s.partyOf(req)
+	record := recordOf(ctx)
+	record.args = req.Params.Arguments
 	in, rpcErr := s.prepareCall(req.Params.Name, req.Params.Arguments, 0, clientName(req.Session), s.sessionID(req.Session))
 	if rpcErr != nil {
-		s.observe(ctx, party, req.Params.Name, nil, req.Params.Arguments, nil, rpcErr, started)
 		return nil, rpcErr
 	}
 	in.Caller = s.callerOf(req.Extra)
+	record.in = &in
 	if req.Extra != nil {
 		// The SDK does not end a handler when its POST's connection
 		// closes; this server does, so a client that hangs up stops the
@@ -104,14 +102,13 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 	}
 	res, rpcErr := s.dispatch(ctx, req, in)
 	if rpcErr != nil {
-		s.observe(ctx, party, in.ToolID, &in, in.Arguments, nil, rpcErr, started)
 		return nil, rpcErr
 	}
 	if in.ToolID == healthToolID {
 		res = s.withConnectionReport(ctx, req, res)
 	}
 	res = s.askPerson(ctx, req, in, res)
-	s.observe(ctx, party, in.ToolID, &in, in.Arguments, &res, nil, started)
+	record.res = &res
 	return s.toolResult(res)
 }
 

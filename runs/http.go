@@ -12,6 +12,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/flow"
 	"github.com/metaforge/metaforge/approvals"
 	"github.com/metaforge/metaforge/flows"
+	"github.com/metaforge/metaforge/internal/httpjson"
 	"github.com/metaforge/metaforge/workflows"
 )
 
@@ -65,23 +66,23 @@ func (h Handler) view(st flows.RunState) runView {
 func (h Handler) list(w http.ResponseWriter, r *http.Request) {
 	list, err := h.Runs.ListRuns(r.Context(), r.URL.Query().Get("project"))
 	if err != nil {
-		writeError(w, statusOf(err), err.Error())
+		httpjson.Error(w, statusOf(err), err.Error())
 		return
 	}
 	views := []runView{}
 	for _, st := range list {
 		views = append(views, h.view(st))
 	}
-	writeBody(w, http.StatusOK, map[string]any{"runs": views, "count": len(views)})
+	httpjson.Write(w, http.StatusOK, map[string]any{"runs": views, "count": len(views)})
 }
 
 func (h Handler) get(w http.ResponseWriter, r *http.Request) {
 	st, err := h.Runs.RunState(r.Context(), r.PathValue("id"))
 	if err != nil {
-		writeError(w, statusOf(err), err.Error())
+		httpjson.Error(w, statusOf(err), err.Error())
 		return
 	}
-	writeBody(w, http.StatusOK, h.view(st))
+	httpjson.Write(w, http.StatusOK, h.view(st))
 }
 
 // DecisionRequest is the body of POST /v1/runs/{id}/gates/{gate}/decision.
@@ -98,7 +99,7 @@ func (h Handler) decide(w http.ResponseWriter, r *http.Request) {
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&body); err != nil {
-		writeError(w, http.StatusBadRequest, `the body must be JSON {"decision": "approve"|"reject"|"rework", "rework_to": "PHASE", "approver": "your name", "comment": "..."}: `+err.Error())
+		httpjson.Error(w, http.StatusBadRequest, `the body must be JSON {"decision": "approve"|"reject"|"rework", "rework_to": "PHASE", "approver": "your name", "comment": "..."}: `+err.Error())
 		return
 	}
 	d := flows.GateDecision{Gate: gate, Decision: strings.TrimSpace(body.Decision), ReworkTo: strings.TrimSpace(body.ReworkTo),
@@ -109,19 +110,19 @@ func (h Handler) decide(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	if d.Decider == "" {
-		writeError(w, http.StatusBadRequest, `approver: say who is deciding ("approver": "your name"); a gate decision that names nobody is not recorded`)
+		httpjson.Error(w, http.StatusBadRequest, `approver: say who is deciding ("approver": "your name"); a gate decision that names nobody is not recorded`)
 		return
 	}
 	st, err := h.Runs.Decide(r.Context(), runID, d)
 	if err != nil {
-		writeError(w, statusOf(err), err.Error())
+		httpjson.Error(w, statusOf(err), err.Error())
 		return
 	}
 	if h.Logger != nil {
 		h.Logger.Info("gate_decided", "run_id", runID, "gate", gate, "decision", d.Decision, "decider", d.Decider,
 			"decider_verified", d.DeciderVerified)
 	}
-	writeBody(w, http.StatusOK, map[string]any{"run_id": runID, "gate": gate, "decision": d.Decision, "decider": d.Decider,
+	httpjson.Write(w, http.StatusOK, map[string]any{"run_id": runID, "gate": gate, "decision": d.Decision, "decider": d.Decider,
 		"decider_verified": d.DeciderVerified, "run": h.view(st)})
 }
 
@@ -134,14 +135,4 @@ func statusOf(err error) int {
 		return http.StatusConflict
 	}
 	return http.StatusServiceUnavailable
-}
-
-func writeError(w http.ResponseWriter, status int, msg string) {
-	writeBody(w, status, map[string]any{"error": msg})
-}
-
-func writeBody(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/neo4j/neo4j-go-driver/v5/neo4j/config"
 )
 
 // Neo4jStore keeps the twin in a Neo4j 5 server (5.26 or later):
@@ -83,7 +84,7 @@ func OpenNeo4j(ctx context.Context, uri, user, password string) (*Neo4jStore, er
 	if user != "" || password != "" {
 		auth = neo4j.BasicAuth(user, password, "")
 	}
-	driver, err := neo4j.NewDriverWithContext(uri, auth, func(c *neo4j.Config) {
+	driver, err := neo4j.NewDriverWithContext(uri, auth, func(c *config.Config) {
 		c.SocketConnectTimeout = neo4jConnectTimeout
 	})
 	if err != nil {

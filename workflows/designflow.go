@@ -55,7 +55,6 @@ type run struct {
 	state        flows.RunState
 	decision     *flows.GateDecision
 	pendingPatch *flows.PatchRequest
-	patchResume  int
 	submitted    bool
 }
 

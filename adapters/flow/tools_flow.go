@@ -401,15 +401,6 @@ func claimant(ci adapters.CallInfo) string {
 	return "client"
 }
 
-// phaseNames lists a flow's phases.
-func phaseNames(f flows.Flow) string {
-	var out []string
-	for _, p := range f.Phases {
-		out = append(out, p.Name)
-	}
-	return strings.Join(out, ", ")
-}
-
 // detached answers a call whose work goes on as a detached process: the
 // call's workflow starts it, then answers with answer.
 func detached(p adapters.Process, answer map[string]any) (*adapters.Result, error) {

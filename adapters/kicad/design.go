@@ -119,9 +119,6 @@ func (a *Adapter) sheetFileOf(d *design, rootPath string, sh *sheetSymbol) (*she
 	return f, nil
 }
 
-// hierarchical reports whether the design has sheets below the root.
-func (d *design) hierarchical() bool { return len(d.instances) > 1 }
-
 // pins are the library pins of the part's unit (which the placement, not
 // the symbol, decides in a sheet placed twice) and body style.
 func (p *part) pins() []libPin {

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Installs the solvers MetaForge's adapters drive, when missing: ngspice,
+# CalculiX (ccx), gmsh and KiCad 6 with its pcbnew Python module (Debian),
+# and CadQuery 2.8 (PyPI) for the cadquery adapter's Python. Without them
+# metaforge serve starts, but health reports those adapters unreachable.
+# Safe to run again: it installs nothing that is already there.
+#
+#   bash deploy/install-solvers.sh              as root: installs what is missing;
+#                                               otherwise fails, naming it
+#   bash deploy/install-solvers.sh --or-advise  (make run) as root the same; when it
+#                                               cannot install, prints the command
+#                                               that does and succeeds anyway
+set -euo pipefail
+
+advise=
+if [ "${1:-}" = --or-advise ]; then
+	advise=1
+fi
+
+# The Pythons the adapters use: KiCad's pcbnew is Debian's /usr/bin/python3
+# (METAFORGE_KICAD_PYTHON), CadQuery is python3's (METAFORGE_CADQUERY_PYTHON).
+kicad_python=${METAFORGE_KICAD_PYTHON:-/usr/bin/python3}
+cadquery_python=${METAFORGE_CADQUERY_PYTHON:-python3}
+
+# has_module says whether python can find module, without the seconds that
+# importing CadQuery or pcbnew takes.
+has_module() {
+	"$1" -c 'import importlib.util, sys; sys.exit(importlib.util.find_spec(sys.argv[1]) is None)' "$2" >/dev/null 2>&1
+}
+
+missing_solvers() {
+	command -v ngspice >/dev/null 2>&1 || echo ngspice
+	command -v ccx >/dev/null 2>&1 || echo ccx
+	command -v gmsh >/dev/null 2>&1 || echo gmsh
+	has_module "$kicad_python" pcbnew || echo kicad
+	has_module "$cadquery_python" cadquery || echo cadquery
+}
+
+mapfile -t missing < <(missing_solvers)
+if [ ${#missing[@]} -eq 0 ]; then
+	exit 0
+fi
+
+if [ -n "$advise" ]; then
+	if [ "$(id -u)" -eq 0 ] && bash "$0"; then
+		exit 0
+	fi
+	echo "install-solvers: missing ${missing[*]}, so health will report the adapters that drive them unreachable; install them with:" >&2
+	echo "    sudo bash deploy/install-solvers.sh" >&2
+	echo "install-solvers: starting anyway" >&2
+	exit 0
+fi
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-solvers: missing ${missing[*]}; install them with: sudo bash deploy/install-solvers.sh" >&2
+	exit 1
+fi
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "install-solvers: missing ${missing[*]}, and this script installs with apt-get (Debian, Ubuntu); install them with your system's packages" >&2
+	exit 1
+fi
+
+apt_updated=
+apt_install() {
+	if [ -z "$apt_updated" ]; then
+		apt-get update -qq
+		apt_updated=1
+	fi
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+for solver in "${missing[@]}"; do
+	echo "install-solvers: installing $solver" >&2
+	case $solver in
+	ngspice) apt_install ngspice ;;
+	ccx) apt_install calculix-ccx ;;
+	gmsh) apt_install gmsh ;;
+	kicad) apt_install --no-install-recommends kicad ;;
+	cadquery)
+		# Pinned: the adapter is written against 2.8.
+		if ! command -v "$cadquery_python" >/dev/null 2>&1 || ! "$cadquery_python" -m pip --version >/dev/null 2>&1; then
+			apt_install python3 python3-pip
+		fi
+		"$cadquery_python" -m pip install --quiet --disable-pip-version-check cadquery==2.8.0 ||
+			"$cadquery_python" -m pip install --quiet --disable-pip-version-check --break-system-packages cadquery==2.8.0
+		;;
+	esac
+done
+
+mapfile -t still < <(missing_solvers)
+if [ ${#still[@]} -gt 0 ]; then
+	echo "install-solvers: still missing ${still[*]} after installing; see the output above" >&2
+	exit 1
+fi
