@@ -1,5 +1,6 @@
-# MetaForge. Every target uses the approved toolchain (deps.md): the
-# machine's own Go is older than the Temporal server needs.
+# MetaForge. Every target uses the toolchain go1.27.3 (Go fetches it through
+# the module proxy the first time): the machine's own Go is older than the
+# Temporal server needs.
 export GOTOOLCHAIN := go1.27.3
 
 GO            ?= go

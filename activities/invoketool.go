@@ -1,6 +1,10 @@
 // Package activities is the only code that touches the world on a
-// workflow's behalf: running a tool on its adapter, and (as later issues
-// arrive) the twin, the blob store and the ledger.
+// workflow's behalf. On an adapter's task queue: InvokeTool, which runs one
+// tool on its adapter (heartbeating, in the solver runtime chosen for it),
+// and FollowProcess, which reads a detached process's answer as it stands.
+// On the "metaforge" queue: the steps of design flows, design loops and
+// evaluations that read and record the twin. It knows the adapter contract,
+// never an adapter, and it starts no workflow and waits on none.
 package activities
 
 import (
@@ -92,7 +96,7 @@ func (t *Tools) InvokeTool(ctx context.Context, req workflows.InvokeToolRequest)
 }
 
 // policyFor is how a tool's solver runs may touch the machine: its
-// manifest's limits (spec 000 section 11's process cap, and the disk limit as
+// manifest's limits (plus a cap of 100 processes, and the disk limit as
 // the largest file), and the workspace writable only for tools that write.
 func (t *Tools) policyFor(m adapters.Manifest) solver.Policy {
 	lim := m.ResourceLimits // the registry has filled in the defaults

@@ -28,7 +28,8 @@ type Result struct {
 	Process     *Process        `json:"process,omitempty"`
 }
 
-// HealthStatus is one adapter's answer to health/check (spec 000 section 4.5).
+// HealthStatus is one adapter's answer to health/check: who it is, whether
+// it is healthy, how many tools it has and how long it has been up.
 type HealthStatus struct {
 	AdapterID      string     `json:"adapter_id"`
 	Status         string     `json:"status"`

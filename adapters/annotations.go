@@ -3,8 +3,8 @@ package adapters
 import "sort"
 
 // Annotations are the MCP tool hints a client is shown and the approval hold
-// reads (spec 003 "Tool annotations"). They are declared here, per tool, by a
-// person; never derived from a tool's name.
+// reads. They are declared here, per tool, by a person; never derived from
+// a tool's name.
 type Annotations struct {
 	ReadOnly    bool
 	Destructive bool

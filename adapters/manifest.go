@@ -1,18 +1,26 @@
 // Package adapters is how MetaForge reaches an engineering tool. An adapter
 // declares manifests and handles calls; it knows nothing of Temporal or MCP.
 // The activities package wraps adapters, the MCP server lists their manifests.
+//
+// This folder is the contract every adapter shares: the Adapter interface,
+// manifests and their execution policy, the Registry, input schemas
+// generated from Go argument types (SchemaFor, Declare), the one rule for
+// empty and unknown arguments, the annotation table, Process (a tool's
+// durable process, which the call's workflow runs), and the transports for
+// an adapter outside this process: stdio (stdio_server.go, stdio_client.go)
+// and HTTP (http_*.go). Each subfolder is one adapter.
 package adapters
 
 import "encoding/json"
 
-// ResourceLimits bound one call of a tool (spec 000 section 5).
+// ResourceLimits bound one call of a tool.
 type ResourceLimits struct {
 	MaxMemoryMB   int `json:"max_memory_mb"`
 	MaxCPUSeconds int `json:"max_cpu_seconds"`
 	MaxDiskMB     int `json:"max_disk_mb"`
 }
 
-// DefaultResourceLimits are spec 000's defaults for a tool that names none.
+// DefaultResourceLimits are the limits of a tool that names none.
 var DefaultResourceLimits = ResourceLimits{MaxMemoryMB: 1024, MaxCPUSeconds: 300, MaxDiskMB: 256}
 
 // Defaults for the execution policy of a tool that does not name its own.
@@ -23,7 +31,7 @@ const (
 	MaxTimeoutSeconds     = 3600
 )
 
-// Manifest describes one tool (spec 000 section 6), plus the execution policy
+// Manifest describes one tool as tool/list shows it, plus the execution policy
 // the ToolCall workflow follows: an idempotent tool is retried up to Retries
 // times on transient failures, any other tool runs at most once.
 type Manifest struct {
@@ -41,7 +49,7 @@ type Manifest struct {
 	TimeoutSeconds int             `json:"timeout_seconds"`
 }
 
-// withDefaults fills what a manifest left out with spec 000's defaults.
+// withDefaults fills what a manifest left out with the defaults.
 func (m Manifest) withDefaults() Manifest {
 	if m.Phase == 0 {
 		m.Phase = 1

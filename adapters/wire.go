@@ -6,8 +6,8 @@ import (
 	"github.com/metaforge/metaforge/protocol"
 )
 
-// The JSON-RPC 2.0 envelope of the adapter protocol (spec 000 sections
-// 3-4), the same over stdio (ServeStdio, StartStdio) and HTTP
+// The JSON-RPC 2.0 envelope of the adapter protocol (tool/list, tool/call,
+// health/check), the same over stdio (ServeStdio, StartStdio) and HTTP
 // (HTTPHandler, DialHTTP).
 type RPCRequest struct {
 	JSONRPC string          `json:"jsonrpc"`
@@ -29,7 +29,8 @@ type RPCError struct {
 	Data    *RPCErrorData `json:"data,omitempty"`
 }
 
-// RPCErrorData is spec 000's McpErrorData plus retryable, which tells the
+// RPCErrorData is the legacy dialect's error data (error_type, tool_id,
+// details, duration_ms) plus retryable, which tells the
 // caller whether an idempotent tool may be tried again.
 type RPCErrorData struct {
 	ErrorType  string  `json:"error_type"`

@@ -16,7 +16,7 @@ const (
 
 // credentialName matches argument names that look like a credential. A
 // reviewer does not need the key to say yes, and a server must not ship a
-// secret into a dialog (spec 003 "Answering in the harness").
+// secret into a dialog.
 var credentialName = regexp.MustCompile(`(?i)(pass(word|wd)?|secret|token|api[_-]?key|credential|auth|private[_-]?key|cookie|session[_-]?key)`)
 
 // Summarize lists a call's arguments for a reviewer, one "name: value" line

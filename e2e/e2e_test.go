@@ -41,7 +41,8 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 )
 
-// Limits of spec 004, as the server must enforce them.
+// Limits on what a client may send, as the server must enforce them
+// (mcpserver/frames.go).
 const (
 	maxFrameBytes = 16 << 20
 	maxDepth      = 128

@@ -2,7 +2,10 @@
 // design_v1) as data, the invariants every flow keeps, and the pure
 // functions around them: compiling a goal into a structured intent,
 // applying a patch, and judging a gate's criteria against facts read from
-// the twin. Nothing here does I/O, so the DesignFlow workflow can call it.
+// the twin. It also holds a run's data model (run.go): its input, its state,
+// and the claims, submissions, decisions and patches sent to it, which the
+// DesignFlow workflow keeps and the tools, REST routes and CLI read.
+// Nothing here does I/O, so the DesignFlow workflow can call it.
 package flows
 
 // Flow is a design flow: its phases in order, each closed by a gate.

@@ -16,7 +16,8 @@ const (
 )
 
 // Action is one tool call as the ledger keeps it. The stamp is embedded,
-// so its fields sit beside tool_id on the wire, as spec 003 shows them.
+// so its fields sit beside tool_id on the wire, where readers of the
+// ledger's REST find them.
 type Action struct {
 	ID         int64     `json:"id"`
 	At         time.Time `json:"at"`

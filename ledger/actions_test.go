@@ -95,7 +95,7 @@ func TestEveryCallIsRecordedWithItsStamp(t *testing.T) {
 		t.Errorf("c3's stamp = %+v, want %+v", c3.Stamp, fidel)
 	}
 
-	// On the wire the stamp sits beside tool_id, as spec 003 shows it.
+	// On the wire the stamp sits beside tool_id.
 	wire := func(a ledger.Action) map[string]any {
 		b, err := json.Marshal(a)
 		if err != nil {

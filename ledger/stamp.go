@@ -1,7 +1,7 @@
 package ledger
 
-// Stamp says who made a call and with what (spec 003, "Who did it, with
-// what"). It keeps what the server established apart from what the client
+// Stamp says who made a call and with what (caller class, identity,
+// client). It keeps what the server established apart from what the client
 // asserted, so an assertion is never read later as something checked.
 type Stamp struct {
 	// Actor is who the call context says made the call.

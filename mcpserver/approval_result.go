@@ -12,9 +12,9 @@ import (
 )
 
 // withApproval marks the result of a call that was held and approved, in
-// _meta.approval and in a second content block a model reads (spec 003
-// "The result says it was held"). The tool's own output stays first and
-// untouched. A call never held carries neither.
+// _meta.approval and in a second content block a model reads, so the
+// model can tell the user who approved the write. The tool's own output
+// stays first and untouched. A call never held carries neither.
 func withApproval(out *mcp.CallToolResult, a *workflows.Approval) {
 	if a == nil || a.Outcome != workflows.OutcomeApproved {
 		return

@@ -15,9 +15,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/auth"
 )
 
-// Auth is what the HTTP transport enforces (spec 003 "What is protecting
-// this connection"). An API key (METAFORGE_MCP_API_KEY) authorises a
-// request but identifies nobody; a bearer token the Verifier accepts
+// Auth is what the HTTP transport enforces, and what health.check reports as
+// the connection's auth posture. An API key (METAFORGE_MCP_API_KEY) authorises
+// a request but identifies nobody; a bearer token the Verifier accepts
 // identifies its subject, and makes the caller remote.
 type Auth struct {
 	APIKey   string

@@ -2,8 +2,10 @@ package mcpserver
 
 import "github.com/modelcontextprotocol/go-sdk/mcp"
 
-// Caller classes (spec 003 "Approval-held writes"). The transport declares
-// which one a connection is; the default is the least trusted.
+// Caller classes, which decide whether a write is held for approval: a
+// remote or untrusted caller's writes are held, a local one's run. The
+// transport declares which one a connection is; the default is the least
+// trusted.
 const (
 	CallerLocal     = "local"     // stdio: the engineer at the keyboard
 	CallerRemote    = "remote"    // HTTP with a verified identity

@@ -15,8 +15,9 @@ import (
 const healthToolID = "health.check"
 
 // withConnectionReport adds what only the MCP server knows to health.check:
-// the auth posture of this transport, who is on the other end (spec 003
-// "What is protecting this connection") and the connection's tool profile.
+// the auth posture of this transport, who is on the other end (clientInfo,
+// the protocol revision asked for and negotiated, whether it can be asked
+// inline) and the connection's tool profile.
 // The adapters it found down are remembered for tools/list to report.
 func (s *Server) withConnectionReport(ctx context.Context, req *mcp.CallToolRequest, res workflows.ToolCallResult) workflows.ToolCallResult {
 	if res.Status != workflows.StatusSuccess || !isJSONObject(res.Data) {

@@ -19,7 +19,7 @@ import (
 // elicitationRevision is the first MCP revision with elicitation/create.
 const elicitationRevision = "2025-06-18"
 
-// canElicit is spec 003's three conditions for asking this call's client
+// canElicit is the three conditions for asking this call's client
 // inline: a channel back to it, the elicitation capability declared at
 // initialize, and a negotiated revision of 2025-06-18 or later.
 func (s *Server) canElicit(req *mcp.CallToolRequest) bool {
@@ -37,8 +37,8 @@ func (s *Server) canElicit(req *mcp.CallToolRequest) bool {
 }
 
 // hasChannelBack: stdio always has one; over HTTP an open GET /mcp for the
-// session, or this POST accepting text/event-stream (spec 003 "Over HTTP:
-// which stream carries the question").
+// session, or this POST accepting text/event-stream, in which case the
+// question is asked on the POST's own stream.
 func (s *Server) hasChannelBack(req *mcp.CallToolRequest) bool {
 	if s.opts.Transport != TransportHTTP {
 		return true

@@ -10,10 +10,10 @@ import (
 	"github.com/metaforge/metaforge/protocol"
 )
 
-// Limits on what a client may send (spec 004 "Limits"): the server treats its
-// input as hostile, answers what breaks a limit, and keeps serving. The SDK
-// would close a stdio connection on one unreadable frame, so frames are
-// screened before they reach it.
+// Limits on what a client may send: the server treats its input as
+// hostile, answers what breaks a limit, and keeps serving. The SDK would
+// close a stdio connection on one unreadable frame, so frames are screened
+// before they reach it.
 const (
 	MaxFrameBytes = 16 << 20 // one message line or HTTP body
 	MaxJSONDepth  = 128      // nesting of arrays and objects

@@ -21,10 +21,10 @@ import (
 //	go test ./mcpserver -run '^$' -fuzz '^FuzzScreen$' -fuzztime 30s
 //	go test ./mcpserver -run '^$' -fuzz '^FuzzDispatch$' -fuzztime 30s -parallel 4
 
-// FuzzScreen feeds hostile input to the stdio line reader and the screen
-// every frame passes (spec 004 "Limits"): whatever it is, a frame is either
-// answered with a well-formed JSON-RPC error, routed to the legacy dialect,
-// or passed on as a message the SDK can decode within the limits.
+// FuzzScreen feeds hostile input to the stdio line reader and the screen every
+// frame passes (the limits of frames.go): whatever it is, a frame is either
+// answered with a well-formed JSON-RPC error, routed to the legacy dialect, or
+// passed on as a message the SDK can decode within the limits.
 func FuzzScreen(f *testing.F) {
 	f.Fuzz(func(t *testing.T, input []byte, batches bool) {
 		err := readLines(bytes.NewReader(input), func(line []byte, tooLong bool) error {

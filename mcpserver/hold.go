@@ -15,8 +15,8 @@ import (
 	"github.com/metaforge/metaforge/workflows"
 )
 
-// HoldPolicy is how approval holds behave (spec 003 "Approval-held writes",
-// spec 000 "Held calls report themselves").
+// HoldPolicy is how approval holds behave: which callers' writes are held,
+// how long a hold waits, and how often a held call reports itself.
 type HoldPolicy struct {
 	// HoldLocalWrites holds local (stdio) writes even from a client that
 	// cannot be asked (--hold-local-writes).
@@ -44,7 +44,9 @@ type HoldPolicy struct {
 // an inline hold waits for the server that asked to report the outcome.
 const elicitationBackstopSeconds = 5
 
-// Defaults of HoldPolicy, per the spec.
+// Defaults of HoldPolicy. The window without a progress channel (100 s) is
+// below common client tool timeouts (Claude Code's is 120 s), so the server
+// answers before the client gives up.
 const (
 	DefaultHoldWindow         = 100 * time.Second
 	DefaultHoldProgressWindow = 180 * time.Second
@@ -191,7 +193,7 @@ func (s *Server) where(route, approvalID string) string {
 
 // reportHold sends notifications/progress while the call is held, at once
 // and then every ProgressInterval, so a client that resets its timeout on
-// progress keeps waiting (spec 000 "Held calls report themselves").
+// progress keeps waiting.
 func (s *Server) reportHold(ctx context.Context, req *mcp.CallToolRequest, in workflows.ToolCallInput, ask approvals.Ask) {
 	if req == nil || req.Session == nil || req.Params.GetProgressToken() == nil {
 		return

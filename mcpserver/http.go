@@ -124,7 +124,7 @@ func protocolVersionOf(r *http.Request) string {
 }
 
 // serveHealthz is 200 whether healthy or degraded: the server is up and
-// telling the truth about its dependencies (spec 003).
+// telling the truth about its dependencies, which the body reports.
 func (s *Server) serveHealthz(w http.ResponseWriter, r *http.Request) {
 	report := s.opts.Health.Check(r.Context())
 	s.down.note(report.Adapters)

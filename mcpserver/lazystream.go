@@ -7,11 +7,12 @@ import (
 )
 
 // lazyStream lets a POST's answer stay plain JSON unless the server has
-// something to say before it (spec 000 "Streamable HTTP": a held call's
-// question, progress). The SDK answers every POST as text/event-stream,
-// one event per Write; this holds back a lone response event and, if
-// nothing else came, sends it as application/json when the handler ends.
-// The first event that is not a response switches the answer to a stream.
+// something to say before it (a held call's question, progress), so a call
+// that is not held keeps its JSON response. The SDK answers every POST as
+// text/event-stream, one event per Write; this holds back a lone response
+// event and, if nothing else came, sends it as application/json when the
+// handler ends. The first event that is not a response switches the answer to
+// a stream.
 type lazyStream struct {
 	w         http.ResponseWriter
 	status    int

@@ -20,15 +20,15 @@ import (
 const legacyClient = "legacy-jsonrpc"
 
 // legacyProgressEvery is how often a legacy tool/call still running reports
-// itself with a tool/result notification (spec 000 4.3). A variable so
-// tests need not wait it out.
+// itself with a tool/result notification (request_id, progress, message).
+// A variable so tests need not wait it out.
 var legacyProgressEvery = 10 * time.Second
 
-// answerLegacy serves the dialect of spec 000 section 4 (tool/list,
-// tool/call, health/check) where the transport has no channel for
-// tool/result progress (a plain HTTP POST). It needs no initialize, like
-// the adapters that speak it. A request without an id is a notification
-// and gets no answer.
+// answerLegacy serves the legacy dialect (tool/list, tool/call, health/check:
+// the JSON-RPC the stdio adapters speak too) where the transport has no channel
+// for tool/result progress (a plain HTTP POST). It needs no initialize, like
+// the adapters that speak it. A request without an id is a notification and
+// gets no answer.
 func (s *Server) answerLegacy(ctx context.Context, req *legacyRequest) []byte {
 	return s.answerLegacyStreaming(ctx, req, nil)
 }
@@ -73,7 +73,7 @@ func (s *Server) dispatchLegacy(ctx context.Context, req *legacyRequest, send fu
 	return nil, rpcError(protocol.MethodNotFound, fmt.Sprintf("method %q not found", req.Method), nil)
 }
 
-// legacyManifest is a manifest exactly as spec 000 section 6 lists it. The
+// legacyManifest is a manifest exactly as the legacy dialect lists it. The
 // registry's own fields (idempotent, retries, timeout_seconds) are how
 // MetaForge runs a tool, not part of the dialect.
 type legacyManifest struct {
@@ -155,8 +155,8 @@ func (s *Server) legacyToolCall(ctx context.Context, req *legacyRequest, send fu
 	in, rpcErr := s.prepareCall(p.ToolID, p.Arguments, p.TimeoutSeconds, legacyClient, s.opts.SessionID)
 	if rpcErr != nil {
 		if _, _, known := s.opts.Registry.Tool(p.ToolID); !known {
-			// The legacy dialect reports an unknown tool_id as an unknown
-			// method (spec 000 section 12), did-you-mean and all.
+			// The legacy dialect reports an unknown tool_id as an
+			// unknown method, did-you-mean and all.
 			rpcErr = rpcError(protocol.MethodNotFound, rpcErr.Message, nil)
 		}
 		return nil, legacyCallError(rpcErr, p.ToolID, started)
@@ -172,7 +172,7 @@ func (s *Server) legacyToolCall(ctx context.Context, req *legacyRequest, send fu
 	out, rpcErr := s.legacyResult(res)
 	if rpcErr != nil {
 		if protocol.Code(rpcErr.Code) == protocol.ToolTimeout {
-			// Spec 000 section 12 names the limit in the message.
+			// The dialect names the limit in the message.
 			rpcErr.Message = fmt.Sprintf("Tool exceeded timeout of %ds", in.TimeoutSeconds)
 		}
 		return nil, legacyCallError(rpcErr, in.ToolID, started)
@@ -181,8 +181,8 @@ func (s *Server) legacyToolCall(ctx context.Context, req *legacyRequest, send fu
 }
 
 // legacyCallError gives a tool/call error the data every caller of the
-// dialect reads (McpErrorData of spec 000 section 5: error_type, tool_id,
-// details, duration_ms), keeping what else the error carries. An id named
+// dialect reads (its McpErrorData: error_type, tool_id, details,
+// duration_ms), keeping what else the error carries. An id named
 // callId elsewhere is call_id here, like the rest of the dialect.
 func legacyCallError(e *jsonrpc.Error, toolID string, started time.Time) *jsonrpc.Error {
 	data := map[string]any{}

@@ -245,7 +245,7 @@ type fields map[string]string
 
 // shape checks v is an object with exactly the keys of want (those ending
 // in "?" may be missing), each of its type, plus those of extra: keys
-// MetaForge adds to the spec's envelope, each named in the test.
+// MetaForge adds to the dialect's envelope, each named in the test.
 func shape(t *testing.T, where string, v any, want, extra fields) map[string]any {
 	t.Helper()
 	obj, ok := v.(map[string]any)
@@ -275,7 +275,7 @@ func shape(t *testing.T, where string, v any, want, extra fields) map[string]any
 	for k := range obj {
 		if _, ok := all[k]; !ok {
 			if _, ok := all[k+"?"]; !ok {
-				t.Errorf("%s has %q, which the spec's envelope does not: %v", where, k, obj)
+				t.Errorf("%s has %q, which the dialect's envelope does not: %v", where, k, obj)
 			}
 		}
 	}
@@ -318,27 +318,27 @@ func decodeObject(t *testing.T, raw []byte) map[string]any {
 	return m
 }
 
-// The envelopes of spec 000 section 4, key for key. The JSON-RPC envelope
-// (section 5's JsonRpcSuccessResponse / JsonRpcErrorResponse) is exact.
+// The envelopes of the legacy dialect, key for key. The JSON-RPC envelope
+// (success and error response) is exact.
 var (
 	successEnvelope = fields{"jsonrpc": "=2.0", "id": "string", "result": "object"}
 	errorEnvelope   = fields{"jsonrpc": "=2.0", "id": "string", "error": "object"}
 	errorBody       = fields{"code": "integer", "message": "string", "data?": "object"}
-	// 4.1 and section 6: the manifest, and its resource_limits.
+	// tool/list: the manifest, and its resource_limits.
 	manifestFields = fields{"tool_id": "string", "adapter_id": "string", "name": "string", "description": "string",
 		"capability": "string", "input_schema": "object", "output_schema": "object", "phase": "integer", "resource_limits": "object"}
 	resourceLimitFields = fields{"max_memory_mb": "integer", "max_cpu_seconds": "integer", "max_disk_mb": "integer"}
-	// 4.2: a tool/call result.
+	// A tool/call result.
 	callResultFields = fields{"tool_id": "string", "status": "=success", "data": "object", "duration_ms": "number", "output_files": "array"}
-	// 4.4 and section 12's McpErrorData.
+	// A tool/call error's data (McpErrorData).
 	errorDataFields = fields{"error_type": "string", "tool_id": "string", "details": "string", "duration_ms": "number"}
 	// call_id is MetaForge's addition to both: every call, failed or not,
-	// names the id it can be cited and fetched by (spec 003 "Grounding").
+	// names the id it can be cited and fetched by.
 	grounding = fields{"call_id": "string"}
-	// 4.3: tool/result is a notification, so it has no id.
+	// tool/result is a notification, so it has no id.
 	progressEnvelope = fields{"jsonrpc": "=2.0", "method": "=tool/result", "params": "object"}
 	progressParams   = fields{"request_id": "string", "progress": "number", "message": "string"}
-	// 4.5, the roll-up on the unified server, with auth and client.
+	// health/check, the roll-up over every adapter, with auth and client.
 	healthFields = fields{"service": "=metaforge-mcp", "status": "string", "version": "string", "uptime_seconds": "number",
 		"adapter_count": "integer", "tool_count": "integer", "unreachable_adapters?": "array", "detail?": "string",
 		"adapters": "array", "auth": "object", "client": "object"}
@@ -351,7 +351,7 @@ var (
 var hexCallID = regexp.MustCompile(`^[0-9a-f]{16}$`)
 
 // TestLegacyEnvelopes checks each answer of the legacy dialect against
-// spec 000 section 4, field for field, on both of its transports.
+// the dialect's envelopes, field for field, on both of its transports.
 func TestLegacyEnvelopes(t *testing.T) {
 	s := realServer(t)
 	for name, open := range map[string]func(*testing.T, *Server) legacyExchange{"stdio": overStdio, "POST /rpc": overRPC} {
@@ -421,8 +421,8 @@ func TestLegacyEnvelopes(t *testing.T) {
 				}
 			})
 
-			// Section 12: an unknown tool_id is METHOD_NOT_FOUND, a bad
-			// argument INVALID_PARAMS; both still carry McpErrorData.
+			// An unknown tool_id is METHOD_NOT_FOUND, a bad argument
+			// INVALID_PARAMS; both still carry McpErrorData.
 			t.Run("taxonomy", func(t *testing.T) {
 				for _, c := range []struct {
 					id, frame, errorType, toolID string
@@ -481,7 +481,7 @@ func TestLegacyEnvelopes(t *testing.T) {
 }
 
 // TestLegacyToolResultEnvelope checks the tool/result notifications a long
-// legacy tool/call sends (spec 000 4.3) as they leave the server.
+// legacy tool/call sends as they leave the server.
 func TestLegacyToolResultEnvelope(t *testing.T) {
 	s := realServer(t)
 	setProgressEvery(t, 50*time.Millisecond)

@@ -11,13 +11,12 @@ import (
 	"github.com/metaforge/metaforge/protocol"
 )
 
-// RPCHandler serves the legacy dialect on its own endpoint, POST /rpc
-// (spec 000 section 3: remote clients "send POST requests to
-// http://<host>:<port>/rpc"): one JSON-RPC request per body, answered with
-// one JSON response. Bodies are held to the same limits and screening as
-// /mcp, and it is behind the same auth as /v1. It sends no tool/result
-// progress: the dialect defines no stream over HTTP, and a POST's one JSON
-// answer has no room for notifications before it.
+// RPCHandler serves the legacy dialect on its own endpoint, POST /rpc, where
+// the dialect's remote clients send it: one JSON-RPC request per body,
+// answered with one JSON response. Bodies are held to the same limits and
+// screening as /mcp, and it is behind the same auth as /v1. It sends no
+// tool/result progress: the dialect defines no stream over HTTP, and a POST's
+// one JSON answer has no room for notifications before it.
 func (s *Server) RPCHandler() http.Handler {
 	return s.opts.Auth.Middleware(http.HandlerFunc(s.serveRPC))
 }

@@ -9,8 +9,8 @@ import (
 )
 
 // A link is one entry of a tools/call result's _meta.links: the dashboard
-// view showing what the call touched (spec 003 "Pointing at the view that
-// shows it").
+// view showing what the call touched, so the person reading the answer
+// can open it.
 type link struct {
 	URL   string `json:"url"`
 	Label string `json:"label"`

@@ -14,9 +14,8 @@ import (
 )
 
 // CallEvent is one tools/call (or legacy tool/call) as it ended: what the
-// ledger records as an action with its attribution stamp (spec 003 "Who did
-// it, with what") and what the metrics count (spec 003 "When a plugin call
-// fails").
+// ledger records as an action with its attribution stamp (who made it,
+// with which client) and what the metrics count.
 type CallEvent struct {
 	CallID    string
 	ToolID    string

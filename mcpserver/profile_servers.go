@@ -237,7 +237,7 @@ func (s *Server) servedToolCount(conn connectionProfile) int {
 }
 
 // annotateToolList adds _meta when the list is short for a reason a client
-// should know (spec 003 "When the list is short"): a profile in force, or
+// should know: a profile in force, or
 // adapters last seen down. Absent when there is nothing to say.
 func (s *Server) annotateToolList(list *mcp.ListToolsResult, conn connectionProfile) {
 	meta := map[string]any{}
@@ -260,7 +260,7 @@ func (s *Server) annotateToolList(list *mcp.ListToolsResult, conn connectionProf
 
 // profileReport is health.check's profile block: which profile this
 // connection has and why its list is shorter than tool_count, told apart
-// from an adapter that is down (spec 003, FORGE-420). active is null when
+// from an adapter that is down. active is null when
 // no profile is in force, never absent.
 func (s *Server) profileReport(ctx context.Context, req mcp.Request) map[string]any {
 	conn, _ := ctx.Value(profileKey{}).(connectionProfile)

@@ -7,12 +7,12 @@ import (
 )
 
 // Profile is a named subset of the tools, served to a client that caps how
-// many tools it carries (spec 003 "Tool profiles"). A client that drops the
+// many tools it carries. A client that drops the
 // overflow behaves as though the capability did not exist, so a profile is
 // sized to fit rather than trimmed at runtime.
 type Profile struct {
 	Name string
-	// For says what the profile is for, as the spec's table does.
+	// For says what the profile is for, in a phrase.
 	For   string
 	Tools []string
 	// Lacks is what this build does not have yet of what the profile is

@@ -12,7 +12,7 @@ import (
 	"github.com/metaforge/metaforge/protocol"
 )
 
-// promptSpec is one curated workflow (spec 003 "MCP prompts"): what
+// promptSpec is one curated workflow offered as an MCP prompt: what
 // prompts/list shows, and the instructions prompts/get returns for the
 // arguments given.
 type promptSpec struct {
@@ -38,8 +38,7 @@ var partArg = &mcp.PromptArgument{Name: "part", Title: "Part", Required: true,
 	Description: "the part: its item key in the twin (BRKT, or BRKT@3 for one revision) or, for a new part, its name"}
 
 // groundingRule ends every prompt: a result the agent reports names the
-// call it came from, or the reader cannot tell it from an invented one
-// (spec 003 "Grounding").
+// call it came from, or the reader cannot tell it from an invented one.
 const groundingRule = `
 
 Rules for your answer:

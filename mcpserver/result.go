@@ -13,10 +13,11 @@ import (
 
 // toolResult turns a ToolCall workflow's result into MCP's answer. A tool
 // that ran and failed (refused, crashed, timed out) is an isError result
-// whose text says why, so the model reads the reason (spec 000 4.4.1); a
-// call that could not run at all (no adapter) is a JSON-RPC error. Every
-// answer names its callId; a success also links to the dashboard view of
-// what it touched, where there is one.
+// whose text says why, so the model reads the reason (a client shows a
+// JSON-RPC error as its constant message); a call that could not run at all
+// (no adapter) is a JSON-RPC error. Every answer names its callId; a
+// success also links to the dashboard view of what it touched, where there
+// is one.
 func (s *Server) toolResult(res workflows.ToolCallResult) (*mcp.CallToolResult, error) {
 	if a := res.Approval; a != nil && a.Outcome != workflows.OutcomeApproved {
 		return nil, s.approvalError(res)
@@ -63,7 +64,7 @@ func (s *Server) toolResult(res workflows.ToolCallResult) (*mcp.CallToolResult, 
 	return out, nil
 }
 
-// legacyResult is the same result in the tool/call dialect of spec 000 4.2:
+// legacyResult is the same result in the legacy tool/call dialect:
 // a result envelope, or a JSON-RPC error carrying data.details.
 func (s *Server) legacyResult(res workflows.ToolCallResult) (any, *jsonrpc.Error) {
 	if a := res.Approval; a != nil && a.Outcome != workflows.OutcomeApproved {

@@ -1,6 +1,9 @@
 // Package mcpserver speaks MCP (stdio and Streamable HTTP) and the legacy
 // tool/list, tool/call, health/check dialect. It never runs a tool itself:
-// every tools/call starts a ToolCall workflow and relays its result.
+// every tools/call starts a ToolCall workflow and relays its result. It
+// screens what clients send against the input limits, decides which calls
+// are held for a person (the hold itself lives in the workflow), and
+// serves /healthz, the approvals routes and the REST routes it is given.
 package mcpserver
 
 import (

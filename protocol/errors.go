@@ -1,6 +1,6 @@
 // Package protocol holds what every part of MetaForge must agree on about the
-// wire: the error taxonomy of spec 000 section 12. It is the one table of codes;
-// nothing else defines a code.
+// wire: the error taxonomy (JSON-RPC's own codes and MetaForge's -32001 to
+// -32007). It is the one table of codes; nothing else defines a code.
 package protocol
 
 import "fmt"
@@ -39,7 +39,7 @@ var codeNames = map[Code]string{
 	AuthDenied:         "AUTH_DENIED",
 }
 
-// codeMessages are the constant JSON-RPC messages of spec 000 section 12;
+// codeMessages are the constant JSON-RPC message of each code;
 // what went wrong goes in data.details.
 var codeMessages = map[Code]string{
 	ParseError:         "Parse error",

@@ -13,6 +13,6 @@ func TestTaxonomyIsOneTable(t *testing.T) {
 		}
 	}
 	if ToolTimeout != -32006 || ResourceNotFound != -32002 || AuthDenied != -32007 || ToolExecutionError.Message() != "Tool execution failed" {
-		t.Error("the codes of spec 000 section 12 changed")
+		t.Error("the error taxonomy's codes changed; clients branch on them")
 	}
 }

@@ -1,7 +1,12 @@
-// Package runs reaches design-flow runs in Temporal: it starts DesignFlow
-// workflows, reads their state, and sends them claims, submissions, gate
-// decisions and patches as Updates. It backs the flow.* tools (as their
-// Engine), the REST routes /v1/runs, the /runs page and the CLI.
+// Package runs is the Temporal side of the tools whose work is a durable
+// process. It describes the processes those tools prepare (a design-flow
+// run, a design loop, an evaluation, an approval held in the queue) as
+// adapters.Process values their call's workflow runs as its child, and it
+// reaches running design flows: their state by Query, and claims,
+// submissions, gate decisions and patches by Update. It implements the
+// interfaces the flow and twin adapters declare (the flow tools' Engine,
+// the design-loop and evaluation engines), and serves the REST routes
+// /v1/runs, the /runs page and the CLI's run verbs.
 package runs
 
 import (

@@ -35,12 +35,12 @@ const (
 // approval window (100s, 180s) in between.
 var durationBuckets = []float64{.005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30, 60, 120, 300, 600, 1800, 3600}
 
-// Metrics are the MCP surface's four metrics (spec 003 "When a plugin call
-// fails"). They live on a registry of their own rather than the global
-// one, so several servers in one process, and tests, stay apart.
+// Metrics are the MCP surface's four metrics, which say which tool is failing,
+// for whom and why. They live on a registry of their own rather than the
+// global one, so several servers in one process, and tests, stay apart.
 //
-// The server calls ObserveCall, and ObserveError for a failure, once per
-// call from its own dispatch, whichever dialect the call came in.
+// The server calls ObserveCall, and ObserveError for a failure, once per call
+// from its own dispatch, whichever dialect the call came in.
 type Metrics struct {
 	registry *prometheus.Registry
 	calls    *prometheus.CounterVec

@@ -18,7 +18,7 @@ import (
 const instrumentation = "github.com/metaforge/metaforge/telemetry"
 
 // ExportEnv switches span export. "false" turns it off whatever endpoint
-// is set (spec 003 "Running with no gateway at all"): a laptop with no
+// is set: a laptop with no
 // collector logs no connection errors, and spans are still made. "true"
 // turns it on, to the default endpoint when none is set.
 const ExportEnv = "METAFORGE_OTEL_EXPORT"

@@ -8,8 +8,14 @@
 // walks (thread.go), requirement status (requirement_status.go), constraint
 // review, claims and their live status, evidence staleness, documents and
 // their kinds, decisions, engineering entities and approvals, and the
-// breakdown roll-up. A request the rules turn down is a *RefusalError whose
-// message says what to do; anything else is a store error.
+// breakdown roll-up, the tube work products design loops search over, and
+// the records of loops and evaluations. A request the rules turn down is a
+// *RefusalError whose message says what to do; anything else is a store
+// error.
+//
+// Beside the graph it keeps the content-addressed blob store (blobs.go:
+// STEP files and the like, by SHA-256, which twin nodes name) and the
+// geometry stash of recent CAD exports (stash.go).
 package twin
 
 import (

@@ -67,7 +67,8 @@ func (d *DevServer) Namespace() string { return d.namespace }
 
 // fastPolling is the dynamic config that makes one tools/call cost a few
 // milliseconds instead of one 50 ms dispatch per step: the history queue
-// processors' poll rates (20/s by default) and their backoffs. See deps.md.
+// processors' poll rates (20/s by default) and their backoffs. Measured one
+// call at a time: 50 ms at p50 with the defaults, 14.5 ms with these.
 var fastPolling = map[dynamicconfig.Key]any{
 	dynamicconfig.TransferProcessorMaxPollRPS.Key():                  10000,
 	dynamicconfig.TransferProcessorMaxPollHostRPS.Key():              10000,
@@ -97,7 +98,7 @@ var fastPolling = map[dynamicconfig.Key]any{
 }
 
 // sqlitePragmas trade a little durability on power loss (not on a crash of
-// the process) for write throughput, as deps.md measured.
+// the process) for write throughput.
 var sqlitePragmas = map[string]string{"journal_mode": "wal", "synchronous": "normal"}
 
 // StartDevServer starts the embedded Temporal server. Every port is checked

@@ -11,8 +11,8 @@ import (
 	"github.com/metaforge/metaforge/workflows"
 )
 
-// SearchAttributes maps every attribute of DESIGN.md section 5 to its type.
-// All are Keywords (SQLite visibility has ten Keyword columns).
+// SearchAttributes maps every search attribute workflows/names.go declares
+// to its type. All are Keywords (SQLite visibility has ten Keyword columns).
 var SearchAttributes = func() map[string]enumspb.IndexedValueType {
 	m := map[string]enumspb.IndexedValueType{}
 	for _, k := range workflows.SearchAttributeKeys {

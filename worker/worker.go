@@ -1,6 +1,8 @@
 // Package worker runs MetaForge's Temporal side: it owns the embedded dev
-// server, connects to Temporal, and runs the workers that execute workflows
-// and adapter activities on their task queues.
+// server, connects to Temporal (or embeds it), registers the search
+// attributes, and runs one worker per task queue: the workflows and their
+// activities on "metaforge", each adapter's tool activities on
+// "adapter-<id>". What the activities work on is given in Deps.
 package worker
 
 import (

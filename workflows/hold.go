@@ -7,10 +7,9 @@ import (
 	"go.temporal.io/sdk/workflow"
 )
 
-// Approval hold (spec 003 "Approval-held writes"): the MCP server decides a
-// call is held; the hold lives here, in the ToolCall workflow, as a durable
-// window timer and a decision Update, so a restart of the server loses
-// nothing.
+// Approval hold: the MCP server decides a call is held; the hold lives
+// here, in the ToolCall workflow, as a durable window timer and a decision
+// Update, so a restart of the server loses nothing.
 const (
 	// DecideUpdate is the Update that carries a person's decision.
 	DecideUpdate = "decide"

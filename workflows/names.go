@@ -1,6 +1,13 @@
-// Package workflows holds MetaForge's Temporal workflows: deterministic code
-// only (no I/O, clocks, randomness or map-order decisions); everything that
-// touches the world is an activity.
+// Package workflows holds MetaForge's Temporal workflows: ToolCall (every
+// tool call, its approval hold, and the child process a long tool runs),
+// DesignFlow, DesignLoop, EvaluateMetric and EvaluateThermal, registered by
+// RegisterWith. Deterministic code only (no I/O, clocks, randomness or
+// map-order decisions; workflowcheck checks it); everything that touches
+// the world is an activity. A change to a workflow's commands goes behind
+// workflow.GetVersion, and the histories in testdata/ must still replay.
+//
+// It also holds the names the rest of MetaForge shares: task queues,
+// workflow IDs, search attributes, activity names and their types.
 package workflows
 
 import "go.temporal.io/sdk/temporal"
@@ -16,7 +23,8 @@ func AdapterTaskQueue(adapterID string) string { return "adapter-" + adapterID }
 // _meta.callId and findable in the Temporal UI.
 func CallWorkflowID(callID string) string { return "call-" + callID }
 
-// Search attributes of DESIGN.md section 5.
+// Search attributes the workflows set, so the Temporal UI and metaforge
+// approvals can filter on them ("every held call in project X").
 var (
 	AttrTool    = temporal.NewSearchAttributeKeyKeyword("MfTool")
 	AttrAdapter = temporal.NewSearchAttributeKeyKeyword("MfAdapter")

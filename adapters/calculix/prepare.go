@@ -70,7 +70,7 @@ func (md *model) setNames() []string {
 	return md.mesh.SetNames()
 }
 
-// spanWarning is spec 003's wrong-face check: a fixed, load, source or sink
+// spanWarning is the wrong-face check: a fixed, load, source or sink
 // face that runs the whole length of the part is almost never meant (it
 // collapses the load path), so the result says so.
 func (md *model) spanWarning(arg, name string, ids []int) string {

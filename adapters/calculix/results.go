@@ -29,7 +29,9 @@ type FieldSummary struct {
 	Accuracy *Accuracy `json:"accuracy,omitempty"`
 }
 
-// Accuracy is spec 003's suspicious-result check on a stress field.
+// Accuracy is the suspicious-result check on a stress field: a peak far
+// above the field's 99th percentile is usually a point-load or boundary
+// concentration, not the part's real stress.
 type Accuracy struct {
 	Suspicious  bool    `json:"suspicious"`
 	PeakToP99   float64 `json:"peak_to_p99"`

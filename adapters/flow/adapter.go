@@ -1,7 +1,7 @@
-// Package flow serves the design-flow tools (spec 003 "design_flow" and
-// "run" rows): flow.*, phase.* and run.*. It knows nothing of Temporal: a
-// run is reached through an Engine, which the server backs with the
-// DesignFlow workflow; flow versions and their approvals live in the twin.
+// Package flow serves the design-flow tools: flow.*, phase.* and run.*. It
+// knows nothing of Temporal: a run is reached through an Engine, which
+// runs.Service implements over the DesignFlow workflow; flow versions and
+// their approvals live in the twin.
 package flow
 
 import (

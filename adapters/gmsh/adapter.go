@@ -2,9 +2,9 @@
 // linear or quadratic tetrahedra with gmsh (OpenCASCADE kernel) and writes
 // the mesher's half of the meshfile contract: a CalculiX deck of nodes,
 // solid elements and one node set per CAD face, and beside it the face
-// table the FEA adapter picks fixed and load faces from. It serves the
-// spec's freecad.generate_mesh and freecad.list_named_faces contracts,
-// since FreeCAD is not on these machines.
+// table the FEA adapter picks fixed and load faces from. It does the
+// meshing and face listing a FreeCAD adapter would (tetrahedra of order 1
+// or 2, faces picked by position), since FreeCAD is not on these machines.
 package gmsh
 
 import (

@@ -1,6 +1,7 @@
 // Package health measures MetaForge's health: it asks every adapter, and
-// every backing service, and reports what came back (spec 000 "Roll-up on
-// the unified server", spec 003 "Health is measured, not asserted").
+// every backing service (3 s each), and reports what came back: measured,
+// never assumed, so an adapter that did not answer is unreachable. Its
+// Adapter serves the report as the health.check tool.
 package health
 
 import (
@@ -43,7 +44,7 @@ type AdapterReport struct {
 	Error           string `json:"error,omitempty"`
 }
 
-// Report is the roll-up of spec 000 section 4.5. UnreachableAdapters and
+// Report is the roll-up over every adapter and service. UnreachableAdapters and
 // Detail are present only when something is wrong.
 type Report struct {
 	Service             string               `json:"service"`

@@ -1,7 +1,6 @@
-// Package power is the in-process adapter "power": a static worst-case power
-// budget per supply rail (spec 003, "power (in-process)"). It is read-only
-// arithmetic on figures the caller gives, so it has no process to start and
-// is always reachable.
+// Package power is the in-process adapter "power": a static worst-case
+// power budget per supply rail. It is read-only arithmetic on figures the
+// caller gives, so it has no process to start and is always reachable.
 package power
 
 import (

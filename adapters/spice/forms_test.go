@@ -12,10 +12,10 @@ import (
 // the form's test, so call it from that test's goroutine, not a subtest's.
 type reach func(*Adapter) adapters.Adapter
 
-// inEachForm runs test twice, as subtests: on the adapter in process, and
-// on a adapters.HTTPAdapter dialled to it over HTTP, as the main server reaches it
-// through METAFORGE_ADAPTER_SPICE_URL. Spec 000: both forms pass the same
-// tests.
+// inEachForm runs test twice, as subtests: on the adapter in process, and on a
+// adapters.HTTPAdapter dialled to it over HTTP, as the main server reaches it
+// through METAFORGE_ADAPTER_SPICE_URL. An adapter answers alike wherever it
+// runs, so both forms pass the same tests.
 func inEachForm(t *testing.T, test func(t *testing.T, reach reach)) {
 	t.Run("in-process", func(t *testing.T) {
 		test(t, func(a *Adapter) adapters.Adapter { return a })

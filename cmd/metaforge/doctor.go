@@ -373,9 +373,9 @@ func writeClient(out io.Writer, c *clientReport) {
 	fmt.Fprintln(out)
 }
 
-// writeProfile reconciles tool_count with what this connection is served
-// (spec 003 FORGE-420): a profile makes the list shorter by design, which
-// is not an adapter being down.
+// writeProfile reconciles tool_count with what this connection is served:
+// a profile makes the list shorter by design, which is not an adapter being
+// down.
 func writeProfile(out io.Writer, r doctorReport) {
 	p := r.Profile
 	if p == nil {

@@ -12,7 +12,8 @@
 # It runs `metaforge worker` for its queues (override CMD to change them)
 # against TEMPORAL_ADDRESS. The "docker" solver runtime also starts one
 # container per call from this image, with the solver as its entrypoint, no
-# network and spec 000 section 11's limits.
+# network, a read-only root, a 256 MB /tmp and capped memory, CPU and
+# processes (internal/solver/docker.go).
 
 # ---- build ------------------------------------------------------------------
 # The same stage, word for word, opens every image in this folder, so a

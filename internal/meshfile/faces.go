@@ -3,7 +3,8 @@
 // and beside it a face table (<mesh>.faces.json) with each face's geometry
 // and surface triangles. The mesher writes both; the FEA adapter picks
 // fixed and load faces by name and spreads a load over a face with the
-// triangles' consistent nodal weights.
+// triangles' consistent nodal weights. Mesh quality (quality.go) is
+// measured from the deck's tetrahedra.
 package meshfile
 
 import (

@@ -14,9 +14,9 @@ const maxMeasured = 200_000
 // regular tetrahedron has 1/(6√2) ≈ 0.118; an inverted one is negative.
 const degenerateVolume = 1e-6
 
-// Quality is quality_metrics (spec 003): the shape of the tetrahedra, measured from
-// their corner nodes. Degenerate elements are counted and score 0 in
-// AvgQuality; MinAngle and MaxAspectRatio are over the others.
+// Quality is a mesh result's quality_metrics: the shape of the tetrahedra,
+// measured from their corner nodes. Degenerate elements are counted and score
+// 0 in AvgQuality; MinAngle and MaxAspectRatio are over the others.
 type Quality struct {
 	// MinAngle is the smallest dihedral angle, degrees (regular: 70.53).
 	MinAngle float64 `json:"min_angle"`

@@ -24,8 +24,9 @@ import (
 	"github.com/metaforge/metaforge/protocol"
 )
 
-// Spec 000 section 11's container configuration, and where its mounts
-// appear inside the container.
+// The container a docker run gets (no network, read-only root, a 256 MB
+// /tmp, two CPUs, 100 processes), and where its mounts appear inside the
+// container.
 const (
 	containerMemoryMB  = 2048   // mem_limit "2g", when the manifest sets none
 	containerCPUPeriod = 100000 // µs
@@ -41,8 +42,8 @@ const (
 const cleanupTimeout = 30 * time.Second
 
 // Docker runs each solver command in a container of its own, made from
-// Image under spec 000 section 11's isolation: no network, a read-only root
-// with a 256 MB /tmp, capped memory, CPU and processes, no new privileges.
+// Image, isolated: no network, a read-only root with a 256 MB /tmp, capped
+// memory, CPU and processes, no new privileges.
 // The workspace is mounted at /workspace (writable only for tools that
 // write), the call folder at /output so what the solver writes lands where
 // the adapter reads it, and the container is removed when the run ends,
@@ -147,7 +148,7 @@ func (d *Docker) run(ctx context.Context, id, binary string, c Command, p Policy
 	return out, d.broken(binary, c, p, info.State.OOMKilled, out)
 }
 
-// config is the container for c under p: spec 000 section 11's table, the
+// config is the container for c under p: the isolation above, the
 // policy's limits, and c's command, environment and paths as the container
 // sees them.
 func (d *Docker) config(ctx context.Context, c Command, p Policy) (*container.Config, *container.HostConfig) {
@@ -216,7 +217,7 @@ func containerUlimits(lim Limits) []*container.Ulimit {
 	return u
 }
 
-// memoryMB is the memory a run gets: the policy's, or the spec's 2 GB.
+// memoryMB is the memory a run gets: the policy's, or 2 GB.
 func memoryMB(lim Limits) int {
 	return cmp.Or(lim.MemoryMB, containerMemoryMB)
 }

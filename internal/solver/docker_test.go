@@ -28,9 +28,9 @@ func dockerTestImage() string {
 	return cmp.Or(os.Getenv("METAFORGE_DOCKER_TEST_IMAGE"), "debian:bookworm-slim")
 }
 
-// The create request is spec 000 section 11's table, field by field, with
+// The create request is the isolation of docker.go, field by field, with
 // the command's paths and environment as the container must see them.
-func TestDockerCreateFollowsTheSpec(t *testing.T) {
+func TestDockerCreateIsolatesTheRun(t *testing.T) {
 	t.Setenv("METAFORGE_HOST_SECRET", "must-not-leak")
 	ws := t.TempDir()
 	dir := filepath.Join(ws, "calls", "call-42")

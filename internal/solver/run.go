@@ -1,8 +1,10 @@
-// Package solver runs an external solver program (ngspice, gmsh, ccx) the
+// Package solver runs an external solver program (ngspice, gmsh, ccx) in
+// the runtime chosen for its adapter (a plain process, a bubblewrap
+// sandbox, or a Docker container per call) under the call's limits, the
 // way every adapter needs: found on PATH or answered TOOL_UNAVAILABLE with
 // how to install it, in its own process group so cancelling the call kills
-// everything it started, past its deadline TOOL_TIMEOUT, its output kept to
-// a bound.
+// everything it started, past its deadline TOOL_TIMEOUT, its output kept
+// to a bound.
 package solver
 
 import (

@@ -20,7 +20,7 @@ type Runtime interface {
 }
 
 // Limits bound one solver run (the manifest's resource_limits, plus the
-// process and file-size caps of spec 000 section 11). Zero means no limit.
+// process and file-size caps every solver run gets). Zero means no limit.
 type Limits struct {
 	MemoryMB   int
 	CPUSeconds int
@@ -41,7 +41,8 @@ type Policy struct {
 	ReadRoots []string
 }
 
-// DefaultProcesses is spec 000 section 11's pids limit.
+// DefaultProcesses is how many processes a solver run may have (its pids
+// limit): enough for a solver's threads and helpers, not for a fork bomb.
 const DefaultProcesses = 100
 
 type runtimeKey struct{}

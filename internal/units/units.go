@@ -1,8 +1,9 @@
 // Package units is a small unit library: enough to read a datasheet value
 // ("3300 mV", "50 µA", "$20") and hold it against a requirement's limit in
-// another unit of the same dimension. It knows the units engineering requirements are
-// written in, SI prefixes (p n u µ m c k M G) on the units that take them,
-// and nothing else: an unknown unit is an error, never a guess.
+// another unit of the same dimension. It knows the units engineering
+// requirements are written in, SI prefixes (p n u µ m c k M G) on the units
+// that take them, and nothing else: an unknown unit is an error, never a
+// guess.
 //
 // Temperatures are absolute: °C, K and °F convert with their offsets
 // (85 °C is 358.15 K). A temperature difference (a rise of 40 K) must be

@@ -1,5 +1,6 @@
 // Package vec3 is the little 3-vector arithmetic the mesh and FEA adapters
-// share: points and directions in millimetres as [3]float64.
+// and the twin's geometry values share: points and directions in
+// millimetres as [3]float64.
 package vec3
 
 import "math"

@@ -12,7 +12,8 @@ import (
 )
 
 // The path-traversal and link corpus: each path is allowed or refused for
-// reading and for writing as spec 004's confinement rules say, and a
+// reading and for writing as the confinement rules say (inside a read or
+// write root after links are resolved, no ../ out of it), and a
 // refusal is an invalid-params error naming the roots it was judged by.
 func TestConfinementCorpus(t *testing.T) {
 	base := t.TempDir()
