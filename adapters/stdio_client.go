@@ -74,7 +74,7 @@ func StartStdio(ctx context.Context, id string, command []string, env []string) 
 	}
 	fail := func(err error) (*StdioAdapter, error) {
 		p.stop()
-		return nil, fmt.Errorf("starting adapter %q (%s): %w; check that it speaks MetaForge's stdio protocol (spec 000 section 4)",
+		return nil, fmt.Errorf("starting adapter %q (%s): %w; check that it speaks MetaForge's stdio adapter protocol (one JSON-RPC 2.0 message a line: tool/list, tool/call, health/check)",
 			id, command[0], err)
 	}
 	ctx, cancel := context.WithTimeout(ctx, stdioStartTimeout)
