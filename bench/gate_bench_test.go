@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/flow"
+	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/twin"
@@ -37,10 +37,10 @@ func BenchmarkGateDecisionToClaimable(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	backend := &digitaltwin.Backend{Store: mem, Sessions: mem, Blobs: blobs}
+	backend := &twinadapter.Backend{Store: mem, Sessions: mem, Blobs: blobs}
 	reg := adapters.NewRegistry()
 	svc := &runs.Service{Client: t.Client, Namespace: t.Namespace, Registry: reg}
-	for _, a := range append(digitaltwin.New(backend), flow.New(&flow.Service{Engine: svc, Store: mem, Facts: backend, Catalog: reg})...) {
+	for _, a := range append(twinadapter.New(backend), flow.New(&flow.Service{Engine: svc, Store: mem, Facts: backend, Catalog: reg})...) {
 		if err := reg.Register(a); err != nil {
 			b.Fatal(err)
 		}

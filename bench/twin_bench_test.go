@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
+	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/mcpserver/mcptest"
 	"github.com/metaforge/metaforge/twin"
 	"github.com/metaforge/metaforge/twin/neo4jtest"
@@ -32,7 +32,7 @@ func BenchmarkTwin(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	s := mcptest.Start(b, digitaltwin.New(&digitaltwin.Backend{Store: store, Sessions: store, Blobs: blobs, Cypher: store})...)
+	s := mcptest.Start(b, twinadapter.New(&twinadapter.Backend{Store: store, Sessions: store, Blobs: blobs, Cypher: store})...)
 	cs := s.ConnectHTTP(b, nil)
 	ctx := context.Background()
 	call := func(name string, args map[string]any) (map[string]any, error) {

@@ -28,15 +28,15 @@ func scriptedSession() []ledger.Action {
 	anon := ledger.Stamp{Actor: "remote"}
 	emptyClient := ledger.Stamp{Actor: "remote", Client: &ledger.Client{}, Claimed: &ledger.Claimed{}}
 	return []ledger.Action{
-		{At: t0, CallID: "c1", ToolID: "project.open", AdapterID: "digitaltwin", SessionID: "s1", ProjectID: "p1",
+		{At: t0, CallID: "c1", ToolID: "project.open", AdapterID: "project", SessionID: "s1", ProjectID: "p1",
 			Caller: "local", Status: ledger.StatusSuccess, DurationMs: 4.5, Stamp: fidel},
-		{At: t0.Add(1 * time.Second), CallID: "c2", ToolID: "twin.commit_geometry", AdapterID: "digitaltwin", SessionID: "s1", ProjectID: "p1",
+		{At: t0.Add(1 * time.Second), CallID: "c2", ToolID: "twin.commit_geometry", AdapterID: "twin", SessionID: "s1", ProjectID: "p1",
 			Caller: "local", Status: ledger.StatusSuccess, DurationMs: 12, Stamp: fidel},
 		{At: t0.Add(2 * time.Second), CallID: "c3", ToolID: "calculix.run", AdapterID: "calculix", SessionID: "s1",
 			Caller: "local", Status: ledger.StatusError, ErrorType: "TOOL_TIMEOUT", ErrorClass: "timeout", DurationMs: 30000, Stamp: fidel},
-		{At: t0.Add(3 * time.Second), CallID: "c4", ToolID: "twin.query", AdapterID: "digitaltwin", SessionID: "s2", ProjectID: "p2",
+		{At: t0.Add(3 * time.Second), CallID: "c4", ToolID: "twin.query", AdapterID: "twin", SessionID: "s2", ProjectID: "p2",
 			Caller: "remote", Status: ledger.StatusSuccess, DurationMs: 2, Stamp: anon},
-		{At: t0.Add(4 * time.Second), CallID: "c5", ToolID: "twin.query", AdapterID: "digitaltwin", SessionID: "s2", ProjectID: "p2",
+		{At: t0.Add(4 * time.Second), CallID: "c5", ToolID: "twin.query", AdapterID: "twin", SessionID: "s2", ProjectID: "p2",
 			Caller: "remote", Status: ledger.StatusSuccess, DurationMs: 3, Stamp: emptyClient},
 	}
 }

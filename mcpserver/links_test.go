@@ -12,8 +12,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/flow"
+	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/ledger"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/mcpserver/mcptest"
@@ -31,9 +31,9 @@ func flowStack(t *testing.T, dashboardURL string) *mcptest.Stack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	backend := &digitaltwin.Backend{Store: mem, Sessions: mem, Blobs: blobs}
+	backend := &twinadapter.Backend{Store: mem, Sessions: mem, Blobs: blobs}
 	svc := &runs.Service{}
-	extra := append(digitaltwin.New(backend), flow.New(&flow.Service{Engine: svc, Store: mem, Facts: backend})...)
+	extra := append(twinadapter.New(backend), flow.New(&flow.Service{Engine: svc, Store: mem, Facts: backend})...)
 	st := mcptest.StartConfigured(t, func(o *mcpserver.Options) {
 		o.DashboardURL = dashboardURL
 		// serve tells people its own address for the Approvals page when

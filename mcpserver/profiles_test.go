@@ -18,13 +18,13 @@ import (
 	"github.com/metaforge/metaforge/adapters/cadquery"
 	"github.com/metaforge/metaforge/adapters/calculix"
 	"github.com/metaforge/metaforge/adapters/call"
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/flow"
 	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/kicad"
 	"github.com/metaforge/metaforge/adapters/power"
 	"github.com/metaforge/metaforge/adapters/spice"
+	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/internal/workspace"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/mcpserver/mcptest"
@@ -43,7 +43,7 @@ func catalogue(dataDir string) []adapters.Adapter {
 	all := []adapters.Adapter{power.New(), spice.New(ws.Roots()...), cadquery.New(ws, cadquery.Options{}),
 		gmsh.New(ws), calculix.New(ws), kicad.New(ws)}
 	all = append(all, flow.New(&flow.Service{Store: mem})...)
-	return append(all, digitaltwin.New(&digitaltwin.Backend{Store: mem, Sessions: mem})...)
+	return append(all, twinadapter.New(&twinadapter.Backend{Store: mem, Sessions: mem})...)
 }
 
 // Every profile names only tools this build has and has health.check; a

@@ -11,8 +11,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/flow"
+	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/approvals"
 	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/mcpserver/mcptest"
@@ -53,9 +53,9 @@ func TestAwaitGateAsksInTheChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	backend := &digitaltwin.Backend{Store: mem, Sessions: mem, Blobs: blobs}
+	backend := &twinadapter.Backend{Store: mem, Sessions: mem, Blobs: blobs}
 	svc := &runs.Service{}
-	extra := append(digitaltwin.New(backend), flow.New(&flow.Service{Engine: svc, Store: mem, Facts: backend})...)
+	extra := append(twinadapter.New(backend), flow.New(&flow.Service{Engine: svc, Store: mem, Facts: backend})...)
 	stack := mcptest.StartWithTwin(t, backend, extra...)
 	svc.Client, svc.Namespace, svc.Registry = stack.Temporal.Client, stack.Temporal.Namespace, stack.Registry
 	person := &chat{}

@@ -21,9 +21,9 @@ import (
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/cadquery"
 	"github.com/metaforge/metaforge/adapters/calculix"
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/flow"
 	"github.com/metaforge/metaforge/adapters/gmsh"
+	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/approvals"
 	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/internal/workspace"
@@ -51,7 +51,7 @@ type harness struct {
 	reg      *adapters.Registry
 	runs     *runs.Service
 	queue    approvals.Queue
-	facts    *digitaltwin.Backend
+	facts    *twinadapter.Backend
 	project  string
 }
 
@@ -75,11 +75,11 @@ func newHarness(t *testing.T, extra ...adapters.Adapter) *harness {
 	if err != nil {
 		t.Fatal(err)
 	}
-	backend := &digitaltwin.Backend{Store: mem, Sessions: mem, Blobs: blobs, Loops: &runs.Loops{Client: tmp.Client},
+	backend := &twinadapter.Backend{Store: mem, Sessions: mem, Blobs: blobs, Loops: &runs.Loops{Client: tmp.Client},
 		Metrics: runs.Metrics{}, Thermal: runs.Metrics{}}
 	reg := adapters.NewRegistry()
 	svc := &runs.Service{Client: tmp.Client, Namespace: tmp.Namespace, Registry: reg}
-	all := append(digitaltwin.New(backend), flow.New(&flow.Service{Engine: svc, Store: mem, Facts: backend, Catalog: reg})...)
+	all := append(twinadapter.New(backend), flow.New(&flow.Service{Engine: svc, Store: mem, Facts: backend, Catalog: reg})...)
 	for _, a := range append(all, extra...) {
 		if err := reg.Register(a); err != nil {
 			t.Fatal(err)

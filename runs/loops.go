@@ -12,23 +12,23 @@ import (
 	"go.temporal.io/sdk/temporal"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
+	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/workflows"
 )
 
 // Loops reaches DesignLoop workflows: it backs the twin's design-loop
-// tools (digitaltwin.LoopEngine).
+// tools (twinadapter.LoopEngine).
 type Loops struct {
 	Client client.Client
 }
 
-var _ digitaltwin.LoopEngine = (*Loops)(nil)
+var _ twinadapter.LoopEngine = (*Loops)(nil)
 
 // LoopProcess is workflow design-loop-<loopId>, detached from the call
 // that starts it (a converged loop waits for a person's approval). The id
 // is the hash of the loop's inputs, so a second start of the same loop
 // finds the first, running or ended, and reports it as a duplicate.
-func (l *Loops) LoopProcess(s digitaltwin.LoopStart) (adapters.Process, error) {
+func (l *Loops) LoopProcess(s twinadapter.LoopStart) (adapters.Process, error) {
 	in := workflows.DesignLoopInput{LoopID: s.LoopID, ProjectID: s.ProjectID, WorkProductID: s.WorkProductID, Parameter: s.Parameter,
 		LoadN: s.LoadN, DeflectionMM: s.DeflectionLimitMM, SFLimit: s.SFLimit, MinMM: s.MinMM, MaxMM: s.MaxMM, ToleranceMM: s.ToleranceMM,
 		MaxIterations: s.MaxIterations, ApprovalWindowSeconds: s.ApprovalWindowSeconds}
@@ -46,7 +46,7 @@ func (l *Loops) LoopState(ctx context.Context, loopID string) (json.RawMessage, 
 	d, err := l.Client.DescribeWorkflowExecution(ctx, id, "")
 	var notFound *serviceerror.NotFound
 	if errors.As(err, &notFound) {
-		return nil, false, fmt.Errorf("design loop %s does not exist: %w", loopID, digitaltwin.ErrNoLoop)
+		return nil, false, fmt.Errorf("design loop %s does not exist: %w", loopID, twinadapter.ErrNoLoop)
 	}
 	if err != nil {
 		return nil, false, err
@@ -65,7 +65,7 @@ func (l *Loops) LoopState(ctx context.Context, loopID string) (json.RawMessage, 
 }
 
 // ApproveLoop sends a person's approval to a converged loop.
-func (l *Loops) ApproveLoop(ctx context.Context, loopID string, a digitaltwin.LoopApproval) (json.RawMessage, error) {
+func (l *Loops) ApproveLoop(ctx context.Context, loopID string, a twinadapter.LoopApproval) (json.RawMessage, error) {
 	h, err := l.Client.UpdateWorkflow(ctx, client.UpdateWorkflowOptions{WorkflowID: workflows.DesignLoopWorkflowID(loopID),
 		UpdateName: workflows.ApproveLoopUpdate, WaitForStage: client.WorkflowUpdateStageCompleted,
 		Args: []any{workflows.LoopApproval{Approver: a.Approver, ApproverVerified: a.Verified, Comment: a.Comment}}})
@@ -76,9 +76,9 @@ func (l *Loops) ApproveLoop(ctx context.Context, loopID string, a digitaltwin.Lo
 	if err != nil {
 		var appErr *temporal.ApplicationError
 		if errors.As(err, &appErr) {
-			return nil, fmt.Errorf("%s: %w", appErr.Message(), digitaltwin.ErrLoopRefused)
+			return nil, fmt.Errorf("%s: %w", appErr.Message(), twinadapter.ErrLoopRefused)
 		}
-		return nil, fmt.Errorf("design loop %s cannot be approved now (%v): %w", loopID, err, digitaltwin.ErrLoopRefused)
+		return nil, fmt.Errorf("design loop %s cannot be approved now (%v): %w", loopID, err, twinadapter.ErrLoopRefused)
 	}
 	return json.Marshal(st)
 }

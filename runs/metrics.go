@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
+	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/twin"
 	"github.com/metaforge/metaforge/workflows"
 )
@@ -15,7 +15,7 @@ import (
 // them as their children.
 type Metrics struct{}
 
-var _ digitaltwin.MetricEngine = Metrics{}
+var _ twinadapter.MetricEngine = Metrics{}
 
 // MetricProcess is workflow evaluate-metric-<callId>, so the call that
 // asked finds its own evaluation.
@@ -30,7 +30,7 @@ func (Metrics) MetricProcess(c twin.MetricCall) (adapters.Process, error) {
 		fmt.Sprintf("%s of %s against %g mm under %g N, tiered", c.Metric, c.WorkProductID, c.LimitMM, c.LoadN))
 }
 
-var _ digitaltwin.ThermalEngine = Metrics{}
+var _ twinadapter.ThermalEngine = Metrics{}
 
 // ThermalProcess is workflow evaluate-thermal-<callId>.
 func (Metrics) ThermalProcess(c twin.ThermalCall) (adapters.Process, error) {

@@ -21,7 +21,7 @@ import (
 
 	"github.com/metaforge/metaforge/activities"
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
+	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/internal/beam"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/twin"
@@ -45,9 +45,9 @@ const (
 const recordPause = 300 * time.Millisecond
 
 // slowLoopTwin is the design loop's twin in the worker process: the
-// digitaltwin backend, with each iteration's persistence slowed by
+// twin adapter's backend, with each iteration's persistence slowed by
 // recordPause on both sides of the write.
-type slowLoopTwin struct{ *digitaltwin.Backend }
+type slowLoopTwin struct{ *twinadapter.Backend }
 
 var _ activities.Twin = slowLoopTwin{}
 
@@ -84,7 +84,7 @@ func loopTwin(ctx context.Context) (activities.Twin, error) {
 	}
 	// The loop's activities read the recorded geometry and write records:
 	// the store is all they touch, so there is no blob store here.
-	return slowLoopTwin{&digitaltwin.Backend{Store: store, Sessions: store}}, nil
+	return slowLoopTwin{&twinadapter.Backend{Store: store, Sessions: store}}, nil
 }
 
 // A loop whose worker is killed mid-iteration resumes and finishes with the
@@ -111,9 +111,9 @@ func TestDesignLoopResumesAfterWorkerKill(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	backend := &digitaltwin.Backend{Store: store, Sessions: store, Blobs: blobs}
+	backend := &twinadapter.Backend{Store: store, Sessions: store, Blobs: blobs}
 	tools := adapters.NewRegistry()
-	for _, a := range digitaltwin.New(backend) {
+	for _, a := range twinadapter.New(backend) {
 		if err := tools.Register(a); err != nil {
 			t.Fatal(err)
 		}
@@ -153,7 +153,7 @@ func TestDesignLoopResumesAfterWorkerKill(t *testing.T) {
 
 	loops := &runs.Loops{Client: tmp.Client}
 	loopID := randomHex(t)
-	start := digitaltwin.LoopStart{LoopID: loopID, ProjectID: project, WorkProductID: wp, Parameter: beam.ParamWall,
+	start := twinadapter.LoopStart{LoopID: loopID, ProjectID: project, WorkProductID: wp, Parameter: beam.ParamWall,
 		LoadN: 100, DeflectionLimitMM: 2, SFLimit: 2, MinMM: 0.5, MaxMM: 9.5, ToleranceMM: 0.001,
 		MaxIterations: beam.IterationsFor(9, 0.001)}
 	proc, err := loops.LoopProcess(start)

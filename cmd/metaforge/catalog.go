@@ -10,13 +10,13 @@ import (
 	"github.com/metaforge/metaforge/adapters/cadquery"
 	"github.com/metaforge/metaforge/adapters/calculix"
 	"github.com/metaforge/metaforge/adapters/call"
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/flow"
 	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/kicad"
 	"github.com/metaforge/metaforge/adapters/power"
 	"github.com/metaforge/metaforge/adapters/spice"
+	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/internal/workspace"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/worker"
@@ -26,7 +26,7 @@ import (
 // health checker over it. Tools write into per-call folders under dataDir
 // and the write roots, and read only from there and the read roots (see
 // workspaceFor).
-func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, ws *workspace.Workspace, rs *runs.Service, components map[string]health.Probe) (*adapters.Registry, *health.Checker, error) {
+func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, ws *workspace.Workspace, rs *runs.Service, components map[string]health.Probe) (*adapters.Registry, *health.Checker, error) {
 	tw.Files = ws
 	sp, err := spiceAdapter(ctx, ws)
 	if err != nil {
@@ -60,7 +60,7 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *digitaltwin.Backend, w
 	}
 	rs.Registry = reg
 	all = append(all, flow.New(&flow.Service{Engine: rs, Store: tw.Store, Facts: tw, Catalog: reg})...)
-	for _, a := range append(all, digitaltwin.New(tw)...) {
+	for _, a := range append(all, twinadapter.New(tw)...) {
 		if err := reg.Register(a); err != nil {
 			return nil, nil, err
 		}

@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
+	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/ledger"
 	"github.com/metaforge/metaforge/ledger/pgtest"
 	"github.com/metaforge/metaforge/mcpserver"
@@ -32,11 +32,11 @@ func TestProjectBriefListsTheLedgersSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	mem := twin.NewMemoryStore()
-	be := &digitaltwin.Backend{Store: mem, Sessions: mem, Blobs: blobs, Activity: projectSessions{ledger: l}}
+	be := &twinadapter.Backend{Store: mem, Sessions: mem, Blobs: blobs, Activity: projectSessions{ledger: l}}
 	s := mcptest.StartConfigured(t, func(o *mcpserver.Options) {
 		o.Observers = []mcpserver.CallObserver{ledger.Recorder{Ledger: l}}
 		o.SessionID = "stdio-brief-test"
-	}, digitaltwin.New(be)...)
+	}, twinadapter.New(be)...)
 	cs := s.Connect(t, nil)
 	call := func(tool string, args map[string]any) map[string]any {
 		t.Helper()

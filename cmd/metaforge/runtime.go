@@ -9,8 +9,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/health"
+	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/approvals"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/runs"
@@ -26,7 +26,7 @@ func never(*worker.Temporal) bool  { return false }
 // and (unless turned off) the workers.
 type runtime struct {
 	temporal *worker.Temporal
-	twin     *digitaltwin.Backend
+	twin     *twinadapter.Backend
 	registry *adapters.Registry
 	health   *health.Checker
 	workers  *worker.Workers

@@ -7,19 +7,19 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/metaforge/metaforge/adapters/digitaltwin"
 	"github.com/metaforge/metaforge/adapters/health"
+	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/twin"
 )
 
 // openTwin opens the twin: Neo4j when NEO4J_URI is set, else in memory
 // (nothing survives a restart; health says so). Blobs go to the data dir.
-func openTwin(ctx context.Context, dataDir string, allowMutations bool, logger *slog.Logger) (*digitaltwin.Backend, error) {
+func openTwin(ctx context.Context, dataDir string, allowMutations bool, logger *slog.Logger) (*twinadapter.Backend, error) {
 	blobs, err := twin.NewBlobStore(filepath.Join(dataDir, "blobs"))
 	if err != nil {
 		return nil, err
 	}
-	b := &digitaltwin.Backend{Blobs: blobs, AllowMutations: allowMutations}
+	b := &twinadapter.Backend{Blobs: blobs, AllowMutations: allowMutations}
 	if uri := os.Getenv("NEO4J_URI"); uri != "" {
 		store, err := twin.OpenNeo4j(ctx, uri, os.Getenv("NEO4J_USER"), os.Getenv("NEO4J_PASSWORD"))
 		if err != nil {

@@ -1,0 +1,63 @@
+package twin
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/twin"
+)
+
+func recordDocumentTool() tool {
+	types, _ := json.Marshal(twin.DocumentTypes())
+	return tool{adapters.Manifest{ToolID: "twin.record_document", Name: "Record a document", Capability: "twin_write",
+		Description: "Record a text document as the next revision of a document item (keyed by title). document_type \"prd\" is " +
+			"special: the text is the prd's prose (background, scope, what is out of scope) and always becomes the next revision of the " +
+			"project's one prd item (PRD-...), whatever its title; it is never refused for its content. Requirement values belong in " +
+			"twin.record_constraint_set: numbers with units in a prd that no current requirement states come back as " +
+			"stray_requirement_values with a requirement_warning, and requirement_refs names the constraint set revisions checked.",
+		InputSchema: schema([]string{"document_type", "title", "text"}, projectIDProp+`,
+"document_type":{"type":"string","enum":`+string(types)+`,"description":"prd: the project's product requirements prose (one per project); others are ordinary documents"},
+"title":{"type":"string","minLength":1,"maxLength":200,"description":"the document's title; for other types the same title revises the same document"},
+"text":{"type":"string","minLength":1,"maxLength":200000,"description":"the document's text, markdown"},
+`+itemProps),
+		Idempotent: true, TimeoutSeconds: 30}, recordDocument}
+}
+
+func recordDocument(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
+	var a struct {
+		ProjectID    string `json:"project_id"`
+		DocumentType string `json:"document_type"`
+		Title        string `json:"title"`
+		Text         string `json:"text"`
+		itemArgs
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	w := twin.DocumentWrite{DocumentType: a.DocumentType, Title: a.Title, Text: a.Text, WriteInfo: writeInfo(ctx, a.itemArgs)}
+	if err := w.Check(); err != nil {
+		return nil, err
+	}
+	p, err := projectFor(ctx, b, a.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	w.Project = p
+	doc, err := twin.RecordDocument(ctx, b.Store, w)
+	if err != nil {
+		return nil, err
+	}
+	out := written(doc.Node, doc.Item)
+	out["project_id"], out["document_type"] = p.ID, a.DocumentType
+	if a.DocumentType != "prd" {
+		return out, nil
+	}
+	out["requirements_home"] = twin.RequirementsHome
+	out["requirement_refs"] = doc.RequirementRefs
+	if len(doc.StrayValues) > 0 {
+		out["stray_requirement_values"] = doc.StrayValues
+		out["requirement_warning"] = doc.Warning
+	}
+	return out, nil
+}

@@ -1,0 +1,183 @@
+package twin
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/internal/beam"
+	"github.com/metaforge/metaforge/internal/units"
+	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/twin"
+)
+
+// MetricEngine describes a tiered evaluation as the durable process that
+// runs it (tier 2 is a real solver call, a child ToolCall, so the
+// evaluation survives a restart); the call's workflow runs that process as
+// its child.
+type MetricEngine interface {
+	MetricProcess(m twin.MetricCall) (adapters.Process, error)
+}
+
+func evaluateMetricTool() tool {
+	return tool{adapters.Manifest{ToolID: "twin.evaluate_metric", Name: "Evaluate a metric (tiered)", Capability: "twin_write",
+		Description: "Tiered evaluation of tip_deflection on a CAD work product's recorded geometry (bounding_box: x the length, y the " +
+			"width, z the height; wall_thickness_mm makes it a tube; material). Tier 0 is the closed-form cantilever F L^3 / (3 E I). When " +
+			"its margin to limit_mm lies inside its error band (band_pct of the estimate), tier 2 runs calculix.run_fea as a durable " +
+			"child call on the mesh and node sets given in tier2 (it does not guess boundary conditions: without tier2 the escalation is " +
+			"reported as not attempted). Each tier's answer is recorded as evidence with its tier, pinned to the work product's revision.",
+		InputSchema: schema([]string{"work_product_id", "metric", "load_n", "limit_mm"}, projectIDProp+`,
+"work_product_id":{"type":"string","minLength":1},
+"metric":{"type":"string","enum":["tip_deflection"]},
+"load_n":{"type":"number","exclusiveMinimum":0,"description":"tip load, N"},
+"limit_mm":{"type":"number","exclusiveMinimum":0},
+"band_pct":{"type":"number","exclusiveMinimum":0,"maximum":100,"default":20,"description":"tier 0's error band, percent of its estimate"},
+"tier2":{"type":"object","additionalProperties":false,"required":["mesh_file","fixed_node_set","load_node_set"],"properties":{
+  "mesh_file":{"type":"string","minLength":1},
+  "fixed_node_set":{"type":"string","minLength":1},
+  "load_node_set":{"type":"string","minLength":1},
+  "material":{"type":"string"},
+  "load_direction":{"type":"array","minItems":3,"maxItems":3,"items":{"type":"number"}}}}`),
+		Idempotent: true, TimeoutSeconds: 900}, evaluateMetric}
+}
+
+func evaluateMetric(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
+	var a struct {
+		ProjectID     string          `json:"project_id"`
+		WorkProductID string          `json:"work_product_id"`
+		Metric        string          `json:"metric"`
+		LoadN         float64         `json:"load_n"`
+		LimitMM       float64         `json:"limit_mm"`
+		BandPct       *float64        `json:"band_pct"`
+		Tier2         *twin.Tier2Call `json:"tier2"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	if b.Metrics == nil {
+		return nil, protocol.Unavailable("a tiered evaluation needs Temporal, which this server is not connected to")
+	}
+	p, err := projectFor(ctx, b, a.ProjectID)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := b.workProduct(ctx, p.ID, a.WorkProductID); err != nil {
+		return nil, classify(err)
+	}
+	m := twin.MetricCall{CallID: adapters.CallInfoFrom(ctx).CallID, ProjectID: p.ID, WorkProductID: a.WorkProductID, Metric: a.Metric,
+		LoadN: a.LoadN, LimitMM: a.LimitMM, BandPct: 20, Tier2: a.Tier2}
+	if a.BandPct != nil {
+		m.BandPct = *a.BandPct
+	}
+	proc, err := b.Metrics.MetricProcess(m)
+	if err != nil {
+		return nil, err
+	}
+	return &adapters.Result{Process: &proc}, nil
+}
+
+// cantileverOf is the work product as a cantilever along x: a tube when it
+// records a wall, else a solid rectangular bar.
+func cantileverOf(n twin.Node) (beam.Cantilever, string, string, error) {
+	dims := map[string]float64{}
+	var missing []string
+	for _, k := range []string{"length", "width", "height"} {
+		v, ok, _ := twin.CadModelValue(n, k)
+		if !ok {
+			missing = append(missing, "bounding_box ({size:[x,y,z]} mm) in the cad_model's properties")
+			break
+		}
+		mm, err := units.Convert(v.Value, v.Unit, "mm")
+		if err != nil || !(mm > 0) {
+			missing = append(missing, "a bounding_box in mm with positive sizes")
+			break
+		}
+		dims[k] = mm
+	}
+	mat, name, note := twin.CadMaterial(n)
+	if name == "" || note != "" {
+		missing = append(missing, "a known material on the cad_model")
+	}
+	if len(missing) > 0 {
+		return beam.Cantilever{}, "", "", protocol.Refusal("cad_model %s cannot be read as a cantilever: record %s with twin.commit_geometry",
+			n.Ref(), strings.Join(missing, "; "))
+	}
+	var section beam.Section = beam.Rect{Width: dims["width"], Height: dims["height"]}
+	method := "solid rectangular cantilever, F L^3 / (3 E I), I = w h^3 / 12"
+	for _, p := range twin.WallProps {
+		if w, ok := twin.NumberOf(n.Properties[p]); ok && w > 0 {
+			section = beam.HollowRect{Width: dims["width"], Height: dims["height"], Wall: w}
+			method = "hollow rectangular tube cantilever, F L^3 / (3 E I)"
+			break
+		}
+	}
+	return beam.Cantilever{Section: section, LengthMM: dims["length"], YoungsModulusMPa: mat.YoungsModulusGPa * 1000}, method, name, nil
+}
+
+// Tier0Metric computes the closed form, judges its margin against its
+// band, and records it as tier-0 evidence.
+func (b *Backend) Tier0Metric(ctx context.Context, m twin.MetricCall) (twin.TierAnswer, error) {
+	n, err := b.workProduct(ctx, m.ProjectID, m.WorkProductID)
+	if err != nil {
+		return twin.TierAnswer{}, classify(err)
+	}
+	c, method, material, err := cantileverOf(n)
+	if err != nil {
+		return twin.TierAnswer{}, err
+	}
+	v := c.TipDeflection(m.LoadN)
+	ans := twin.TierAnswer{ValueMM: v, MarginMM: m.LimitMM - v, BandMM: v * m.BandPct / 100, Method: method, Material: material}
+	ans.InBand = math.Abs(ans.MarginMM) <= ans.BandMM
+	ans.Passes = ans.MarginMM >= 0
+	ans.EvidenceID, err = b.recordTier(ctx, m, n, 0, v, map[string]any{"method": method, "band_mm": ans.BandMM, "margin_mm": ans.MarginMM,
+		"margin_inside_band": ans.InBand})
+	return ans, err
+}
+
+// RecordTier2Metric records the solver's tip deflection as tier-2 evidence.
+func (b *Backend) RecordTier2Metric(ctx context.Context, m twin.MetricCall, valueMM float64, solverCall string) (twin.TierAnswer, error) {
+	n, err := b.workProduct(ctx, m.ProjectID, m.WorkProductID)
+	if err != nil {
+		return twin.TierAnswer{}, classify(err)
+	}
+	ans := twin.TierAnswer{ValueMM: valueMM, MarginMM: m.LimitMM - valueMM, Passes: valueMM <= m.LimitMM, Method: "calculix.run_fea (static)"}
+	ans.EvidenceID, err = b.recordTier(ctx, m, n, 2, valueMM, map[string]any{"method": ans.Method, "solver_call_id": solverCall,
+		"margin_mm": ans.MarginMM})
+	return ans, err
+}
+
+// recordTier records one tier's answer, keyed by the evaluation's call and
+// the tier, pinned to the work product's revision.
+func (b *Backend) recordTier(ctx context.Context, m twin.MetricCall, n twin.Node, tier int, value float64, data map[string]any) (string, error) {
+	data["tier"], data["load_n"], data["limit_mm"] = tier, m.LoadN, m.LimitMM
+	ctx = adapters.WithCallInfo(ctx, adapters.CallInfo{CallID: fmt.Sprintf("%s/tier%d", m.CallID, tier)})
+	pin := n.Ref()
+	if pin == "" {
+		pin = n.ID
+	}
+	kind := "calculation"
+	if tier == 2 {
+		kind = "simulation"
+	}
+	out, err := recordEvidenceAs(ctx, b, map[string]any{"project_id": m.ProjectID, "name": fmt.Sprintf("%s tier %d", m.Metric, tier),
+		"kind": kind, "metric": m.Metric, "value": value, "unit": "mm", "valid_against": []string{pin}, "data": data})
+	if err != nil {
+		return "", err
+	}
+	id, _ := out["node_id"].(string)
+	return id, nil
+}
+
+// MaterialOf is the material a work product records, for tier 2's solver
+// call when the caller names none.
+func (b *Backend) MaterialOf(ctx context.Context, projectID, workProductID string) (string, error) {
+	n, err := b.workProduct(ctx, projectID, workProductID)
+	if err != nil {
+		return "", classify(err)
+	}
+	_, name, _ := twin.CadMaterial(n)
+	return name, nil
+}

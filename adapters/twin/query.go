@@ -1,0 +1,72 @@
+package twin
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"regexp"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/twin"
+)
+
+func queryTools() []tool {
+	return []tool{{adapters.Manifest{ToolID: "twin.query_cypher", Name: "Query the twin in Cypher", Capability: "twin_read",
+		Description: "Run a read-only Cypher query against the twin's Neo4j graph (labels Project, Item, TwinNode; twin nodes keep " +
+			"project_id, node_type, name, item_key, revision and properties_json). A query runs only if Neo4j's own planner says it is " +
+			"read-only. In a project (project_id, or the session's), the query must filter on $project_id, which is passed for you.",
+		InputSchema: schema([]string{"query"}, projectIDProp+`,
+"query":{"type":"string","minLength":1,"maxLength":20000},
+"params":{"type":"object","description":"query parameters ($name); project_id is set for you"},
+"max_rows":{"type":"integer","minimum":1,"maximum":1000,"default":200}`),
+		Idempotent: true, TimeoutSeconds: 60}, queryCypher}}
+}
+
+var usesProjectParam = regexp.MustCompile(`\$project_id\b`)
+
+func queryCypher(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
+	var a struct {
+		ProjectID string         `json:"project_id"`
+		Query     string         `json:"query"`
+		Params    map[string]any `json:"params"`
+		MaxRows   int            `json:"max_rows"`
+	}
+	if err := decode(raw, &a); err != nil {
+		return nil, err
+	}
+	if b.Cypher == nil {
+		return nil, protocol.Unavailable("twin.query_cypher needs the Neo4j twin: set NEO4J_URI (NEO4J_USER, NEO4J_PASSWORD); the in-memory twin has no query language")
+	}
+	if a.MaxRows == 0 {
+		a.MaxRows = 200
+	}
+	params := map[string]any{}
+	for k, v := range a.Params {
+		params[k] = v
+	}
+	p, err := projectFor(ctx, b, a.ProjectID)
+	scoped := err == nil
+	if err != nil && a.ProjectID != "" {
+		return nil, err
+	}
+	if scoped {
+		if !usesProjectParam.MatchString(a.Query) {
+			return nil, protocol.Refusal("twin.query_cypher: the call is scoped to project %s but the query does not use $project_id; "+
+				"add WHERE n.project_id = $project_id (it is passed for you)", p.ID)
+		}
+		params["project_id"] = p.ID
+	}
+	res, err := b.Cypher.QueryCypher(ctx, a.Query, params, b.AllowMutations, a.MaxRows)
+	if errors.Is(err, twin.ErrMutatingQuery) {
+		return nil, protocol.Refusal("%s", err.Error())
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"columns": res.Columns, "rows": res.Rows, "row_count": res.RowCount, "truncated": res.Truncated, "statement_type": res.StatementType}
+	if scoped {
+		out["project_id"] = p.ID
+	}
+	return out, nil
+}
