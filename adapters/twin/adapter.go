@@ -60,13 +60,9 @@ type Backend struct {
 	AllowMutations bool
 }
 
-// handler runs one tool on its arguments.
-type handler func(ctx context.Context, b *Backend, args json.RawMessage) (any, error)
-
-type tool struct {
-	manifest adapters.Manifest
-	run      handler
-}
+// tool is one tool of a family: its manifest, and what runs it on the
+// backend.
+type tool = adapters.Declared[*Backend]
 
 // follower reads the detached process a tool started, for a tool that
 // answers from it as it stands (adapters.ProcessFollower).
@@ -101,7 +97,7 @@ func New(b *Backend) []adapters.Adapter {
 func bind[S any](declared []adapters.Declared[S], service func(*Backend) S) []tool {
 	out := make([]tool, 0, len(declared))
 	for _, d := range declared {
-		out = append(out, tool{manifest: d.Manifest, run: func(ctx context.Context, b *Backend, args json.RawMessage) (any, error) {
+		out = append(out, tool{Manifest: d.Manifest, Run: func(ctx context.Context, b *Backend, args json.RawMessage) (any, error) {
 			return d.Run(ctx, service(b), args)
 		}})
 	}
@@ -123,9 +119,9 @@ func (b *Backend) constraintService() *constraint.Service {
 func newFamily(id string, b *Backend, tools []tool) *family {
 	f := &family{id: id, backend: b, tools: map[string]tool{}, started: time.Now()}
 	for _, t := range tools {
-		t.manifest.AdapterID = id
-		f.tools[t.manifest.ToolID] = t
-		f.order = append(f.order, t.manifest.ToolID)
+		t.Manifest.AdapterID = id
+		f.tools[t.Manifest.ToolID] = t
+		f.order = append(f.order, t.Manifest.ToolID)
 	}
 	return f
 }
@@ -136,7 +132,7 @@ func (f *family) Version() string { return version }
 func (f *family) Manifests() []adapters.Manifest {
 	out := make([]adapters.Manifest, 0, len(f.order))
 	for _, id := range f.order {
-		out = append(out, f.tools[id].manifest)
+		out = append(out, f.tools[id].Manifest)
 	}
 	return out
 }
@@ -148,7 +144,7 @@ func (f *family) Call(ctx context.Context, toolID string, args json.RawMessage) 
 	if !ok {
 		return nil, protocol.Invalid("%s has no tool %s", f.id, toolID)
 	}
-	out, err := t.run(ctx, f.backend, args)
+	out, err := t.Run(ctx, f.backend, args)
 	if err != nil {
 		return nil, classify(err)
 	}

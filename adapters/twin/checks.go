@@ -12,7 +12,7 @@ import (
 func checkTools() []tool { return []tool{constraintViolationsTool()} }
 
 func constraintViolationsTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.constraint_violations", Name: "Constraint violations", Capability: "twin_read",
+	return tool{Manifest: adapters.Manifest{ToolID: "twin.constraint_violations", Name: "Constraint violations", Capability: "twin_read",
 		Description: "Check every requirement in the project's current constraint sets (the head revision of each) against what is recorded, " +
 			"and list the ones violated. A requirement is checked against evidence with the same metric (ignoring case; spaces and hyphens " +
 			"read as underscores) and a value with a unit, converted to the requirement's unit — evidence that names the requirements it " +
@@ -27,7 +27,7 @@ func constraintViolationsTool() tool {
 			"all_pass is true only when every requirement passed. When several current values exist, any failing one fails the requirement " +
 			"and the row shows the worst. Reads only.",
 		InputSchema: schema(nil, projectIDProp),
-		Idempotent:  true, TimeoutSeconds: 30}, constraintViolations}
+		Idempotent:  true, TimeoutSeconds: 30}, Run: constraintViolations}
 }
 
 func constraintViolations(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {

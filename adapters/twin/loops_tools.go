@@ -67,14 +67,14 @@ func startLoopTool(id, parameter string) tool {
 	if parameter == "height_mm" {
 		what = "the tube height (height_mm), its wall held as recorded,"
 	}
-	return tool{adapters.Manifest{ToolID: id, Name: "Start a design loop over " + parameter, Capability: "twin_write",
+	return tool{Manifest: adapters.Manifest{ToolID: id, Name: "Start a design loop over " + parameter, Capability: "twin_write",
 		Description: "Start a durable design loop (a DesignLoop workflow) that searches " + what + " of a CAD work product's recorded " +
 			"hollow-tube cantilever for the lightest value meeting deflection_limit_mm and sf_limit: each candidate is evaluated with the " +
 			"closed-form model and persisted as a design_loop_iteration node (CONSTRAINED_BY the loop, SUPERSEDES the one before). It ends " +
 			"converged, infeasible (proven: the largest value fails) or out_of_budget (max_iterations is echoed back). Starting the " +
 			"same loop again finds the first (duplicate: true). A converged loop waits for twin.approve_design_loop.",
 		InputSchema: schema([]string{"work_product_id", "load_n", "deflection_limit_mm"}, projectIDProp+",\n"+loopArgs),
-		Idempotent:  true, TimeoutSeconds: 180}, func(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
+		Idempotent:  true, TimeoutSeconds: 180}, Run: func(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
 		return startLoop(ctx, b, raw, parameter)
 	}}
 }
@@ -86,20 +86,20 @@ var followers = map[string]follower{
 }
 
 func getLoopTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.get_design_loop", Name: "Get a design loop", Capability: "twin_read",
+	return tool{Manifest: adapters.Manifest{ToolID: "twin.get_design_loop", Name: "Get a design loop", Capability: "twin_read",
 		Description: "A design loop's iteration timeline (parameter value, mass, deflection, safety factor, feasibility, what it did " +
 			"to the search), its status and winner: from the running workflow, or from the twin once it has ended. Reads only.",
 		InputSchema: schema([]string{"loop_id"}, projectIDProp+`,
-"loop_id":{"type":"string","pattern":"^[0-9a-f]{16}$"}`), Idempotent: true, TimeoutSeconds: 30}, getLoop}
+"loop_id":{"type":"string","pattern":"^[0-9a-f]{16}$"}`), Idempotent: true, TimeoutSeconds: 30}, Run: getLoop}
 }
 
 func approveLoopTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.approve_design_loop", Name: "Approve a design loop", Capability: "twin_write",
+	return tool{Manifest: adapters.Manifest{ToolID: "twin.approve_design_loop", Name: "Approve a design loop", Capability: "twin_write",
 		Description: "Record a person's approval of a converged design loop's winner (a decision GENERATED_FROM the winning iteration). " +
 			"Always held for an identified approver; refused for a loop that did not converge.",
 		InputSchema: schema([]string{"loop_id"}, projectIDProp+`,
 "loop_id":{"type":"string","pattern":"^[0-9a-f]{16}$"},
-"comment":{"type":"string","maxLength":2000}`), Idempotent: true, TimeoutSeconds: 30}, approveLoop}
+"comment":{"type":"string","maxLength":2000}`), Idempotent: true, TimeoutSeconds: 30}, Run: approveLoop}
 }
 
 func (b *Backend) loops() (LoopEngine, error) {

@@ -23,7 +23,7 @@ type MetricEngine interface {
 }
 
 func evaluateMetricTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.evaluate_metric", Name: "Evaluate a metric (tiered)", Capability: "twin_write",
+	return tool{Manifest: adapters.Manifest{ToolID: "twin.evaluate_metric", Name: "Evaluate a metric (tiered)", Capability: "twin_write",
 		Description: "Tiered evaluation of tip_deflection on a CAD work product's recorded geometry (bounding_box: x the length, y the " +
 			"width, z the height; wall_thickness_mm makes it a tube; material). Tier 0 is the closed-form cantilever F L^3 / (3 E I). When " +
 			"its margin to limit_mm lies inside its error band (band_pct of the estimate), tier 2 runs calculix.run_fea as a durable " +
@@ -41,7 +41,7 @@ func evaluateMetricTool() tool {
   "load_node_set":{"type":"string","minLength":1},
   "material":{"type":"string"},
   "load_direction":{"type":"array","minItems":3,"maxItems":3,"items":{"type":"number"}}}}`),
-		Idempotent: true, TimeoutSeconds: 900}, evaluateMetric}
+		Idempotent: true, TimeoutSeconds: 900}, Run: evaluateMetric}
 }
 
 func evaluateMetric(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {

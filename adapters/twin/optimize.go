@@ -20,7 +20,7 @@ import (
 // on that revision and is SUPPORTED_BY that evidence.
 
 func optimizeParameterTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.optimize_parameter", Name: "Optimise a tube's wall thickness", Capability: "twin_write",
+	return tool{Manifest: adapters.Manifest{ToolID: "twin.optimize_parameter", Name: "Optimise a tube's wall thickness", Capability: "twin_write",
 		Description: "Find the minimum-mass wall_thickness_mm of a committed cad_model read as a rectangular tube cantilever (bounding_box " +
 			"x the length, y the width, z the height; properties.wall_thickness_mm; material from the materials table), fixed at one " +
 			"end with load_n at the tip, that keeps the tip deflection within deflection_limit_mm and the safety factor against yield " +
@@ -40,7 +40,7 @@ func optimizeParameterTool() tool {
 "max_mm":{"type":"number","exclusiveMinimum":0,"description":"the thickest wall to consider, mm; default just under half the smaller of width and height"},
 "tolerance_mm":{"type":"number","exclusiveMinimum":0,"default":0.01,"description":"the width of the final interval, mm"},
 "max_iterations":{"type":"integer","minimum":1,"maximum":1000,"description":"the budget of halvings; default enough for the tolerance, ceil(log2(range / tolerance))"}`),
-		Idempotent: true, TimeoutSeconds: 60}, optimizeParameter}
+		Idempotent: true, TimeoutSeconds: 60}, Run: optimizeParameter}
 }
 
 // optimizeArgs are twin.optimize_parameter's arguments.
@@ -176,7 +176,11 @@ func recordEvidenceAs(ctx context.Context, b *Backend, args map[string]any) (map
 	if err != nil {
 		return nil, err
 	}
-	res, err := recordEvidence(ctx, b, raw)
+	var a recordEvidenceArgs
+	if err := adapters.DecodeArguments(raw, &a); err != nil {
+		return nil, err
+	}
+	res, err := recordEvidence(ctx, b, a)
 	if err != nil {
 		return nil, asProtocolRefusal(err)
 	}

@@ -23,7 +23,7 @@ const specValueSchema = `{"anyOf":[
   {"type":"object","additionalProperties":false,"required":["value"],"properties":{"value":{"type":"number"},"unit":{"type":"string","maxLength":40}}}]}`
 
 func recordComponentSelectionTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.record_component_selection", Name: "Record a component selection", Capability: "twin_write",
+	return tool{Manifest: adapters.Manifest{ToolID: "twin.record_component_selection", Name: "Record a component selection", Capability: "twin_write",
 		Description: "Record the part chosen for a role in the design (name: the role, e.g. \"main buck regulator\"; choosing another part for the " +
 			"same role is the next revision of the same BOM item) with its datasheet specs, and hold the specs against every typed requirement " +
 			"in the project's current constraint sets. A requirement is held against this part when its metric names a spec key (ignoring case; " +
@@ -43,7 +43,7 @@ func recordComponentSelectionTool() tool {
 "for_item":{"type":"string","minLength":1,"description":"the item the part is chosen for: KEY, KEY@n or a node id (a board, an assembly, a CAD model)"},
 "specs":{"type":"object","maxProperties":300,"description":"datasheet values by name, named like the requirements' metrics (quiescent_current, output_voltage, mass, unit_cost). Give the unit: \"75 uA\", \"3.3V\", \"$1.20\" or {\"value\":75,\"unit\":\"uA\"}. A bare number is compared as if in the requirement's unit and flagged unit_assumed.","additionalProperties":`+specValueSchema+`},
 `+itemProps),
-		Idempotent: true, TimeoutSeconds: 30}, recordComponentSelection}
+		Idempotent: true, TimeoutSeconds: 30}, Run: recordComponentSelection}
 }
 
 func recordComponentSelection(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {

@@ -17,7 +17,7 @@ import (
 // to the revision it was computed on.
 
 func rankSensitivityTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.rank_sensitivity", Name: "Rank a tube's parameters by sensitivity", Capability: "twin_write",
+	return tool{Manifest: adapters.Manifest{ToolID: "twin.rank_sensitivity", Name: "Rank a tube's parameters by sensitivity", Capability: "twin_write",
 		Description: "Rank the parameters of a committed cad_model read as a rectangular tube cantilever (as twin.optimize_parameter reads it) " +
 			"by how much the margin of a metric against its limit (limit - value, in the limit's unit: mm for tip_deflection, kg for " +
 			"mass) moves, one parameter at a time. metric tip_deflection (needs load_n) ranks wall_thickness_mm and length_mm; mass " +
@@ -32,7 +32,7 @@ func rankSensitivityTool() tool {
 "limit":{"type":"number","exclusiveMinimum":0,"description":"the metric's upper limit: mm for tip_deflection, kg for mass"},
 "candidate_materials":{"type":"array","maxItems":20,"items":{"type":"string","minLength":1},"description":"materials (from the materials table) to rank as swaps for the current one"},
 "step_pct":{"type":"number","exclusiveMinimum":0,"maximum":50,"default":1,"description":"the step of each continuous parameter, percent of its value"}`),
-		Idempotent: true, TimeoutSeconds: 30}, rankSensitivity}
+		Idempotent: true, TimeoutSeconds: 30}, Run: rankSensitivity}
 }
 
 func rankSensitivity(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {

@@ -17,7 +17,7 @@ type ThermalEngine interface {
 }
 
 func evaluateThermalMetricTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.evaluate_thermal_metric", Name: "Evaluate peak temperature", Capability: "twin_write",
+	return tool{Manifest: adapters.Manifest{ToolID: "twin.evaluate_thermal_metric", Name: "Evaluate peak temperature", Capability: "twin_write",
 		Description: "Run a real steady-state conduction solve (calculix.run_thermal, as a durable child call) on a work product's mesh: " +
 			"heat_load_w into heat_source_node_set, sink_node_set held at sink_temperature_c. Records the peak temperature as evidence " +
 			"(metric peak_temperature, °C) pinned to the work product's revision. Single tier: there is no closed-form gate for an " +
@@ -33,7 +33,7 @@ func evaluateThermalMetricTool() tool {
 "material":{"type":"string","description":"default: the work product's"},
 "rated_max_temp_c":{"type":"number"},
 "cross_check":{"type":"boolean","default":false}`),
-		Idempotent: true, TimeoutSeconds: 900}, evaluateThermalMetric}
+		Idempotent: true, TimeoutSeconds: 900}, Run: evaluateThermalMetric}
 }
 
 func evaluateThermalMetric(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {

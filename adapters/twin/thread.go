@@ -22,7 +22,7 @@ const targetProps = `"node_id":{"type":"string","minLength":1,"description":"the
 "item_key":{"type":"string","minLength":1,"description":"or an item: KEY@n for that revision, KEY for its current one"}`
 
 func threadForTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.thread_for", Name: "Walk the digital thread", Capability: "twin_read",
+	return tool{Manifest: adapters.Manifest{ToolID: "twin.thread_for", Name: "Walk the digital thread", Capability: "twin_read",
 		Description: "Walk the digital thread from a node (node_id, or item_key KEY@n / KEY) up to depth hops, returning the nodes and " +
 			"edges reached. Edges point child-to-parent (evidence VERIFIES a requirement, a decision DEPENDS_ON what it rests on, a " +
 			"revision is REVISION_OF the one before), so the default direction \"outgoing\" finds what a node rests on; a requirement or " +
@@ -32,30 +32,30 @@ func threadForTool() tool {
 "depth":{"type":"integer","minimum":1,"maximum":5,"default":2,"description":"hops to walk, 1 to 5"},
 "direction":{"type":"string","enum":["outgoing","incoming","both"],"default":"outgoing","description":"which way to follow edges"},
 "edge_types":{"type":"array","maxItems":20,"items":{"type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":"follow only these edge types: REVISION_OF, VALID_AGAINST, VERIFIES, DEPENDS_ON, SUPPORTS, SUPPORTED_BY, CONTAINS, USES, RELATES_TO, CONSTRAINED_BY; default all"}`),
-		Idempotent: true, TimeoutSeconds: 30}, threadFor}
+		Idempotent: true, TimeoutSeconds: 30}, Run: threadFor}
 }
 
 func whatVerifiesTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.what_verifies", Name: "What verifies a requirement", Capability: "twin_read",
+	return tool{Manifest: adapters.Manifest{ToolID: "twin.what_verifies", Name: "What verifies a requirement", Capability: "twin_read",
 		Description: "What evidence and claims support a requirement: the constraint set by item_key (KEY for its current revision, " +
 			"KEY@n for one revision) or node_id. Walks VERIFIES and SUPPORTS edges into the requirement (and, for a bare KEY, into " +
 			"its earlier revisions). verified is true only when current evidence (not stale, against requirements that have not changed " +
 			"since, breaking none of them) or a supported claim backs it; an empty answer says nothing is recorded.",
 		InputSchema: schema(nil, projectIDProp+`,`+targetProps),
-		Idempotent:  true, TimeoutSeconds: 30}, whatVerifies}
+		Idempotent:  true, TimeoutSeconds: 30}, Run: whatVerifies}
 }
 
 func whereUsedTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.where_used", Name: "Where a part is used", Capability: "twin_read",
+	return tool{Manifest: adapters.Manifest{ToolID: "twin.where_used", Name: "Where a part is used", Capability: "twin_read",
 		Description: "What depends on a part or any item: the nodes with a DEPENDS_ON, CONTAINS (assemblies, release packages), USES or " +
 			"VALID_AGAINST (evidence computed on it) edge into it, grouped by edge. item_key KEY covers every revision of the item " +
 			"(each entry says which revision it uses and whether that is the current one); KEY@n or node_id that revision only.",
 		InputSchema: schema(nil, projectIDProp+`,`+targetProps),
-		Idempotent:  true, TimeoutSeconds: 30}, whereUsed}
+		Idempotent:  true, TimeoutSeconds: 30}, Run: whereUsed}
 }
 
 func findByPropertyTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.find_by_property", Name: "Find nodes by a property", Capability: "twin_read",
+	return tool{Manifest: adapters.Manifest{ToolID: "twin.find_by_property", Name: "Find nodes by a property", Capability: "twin_read",
 		Description: "Nodes in a project whose property key equals value: numbers compare numerically, strings ignoring case and " +
 			"surrounding space, a list property matches when any element does. key may be a dotted path into nested properties " +
 			"(data.solver); name matches the node's name. Current revisions and records only, unless all_revisions. At most 200 " +
@@ -65,7 +65,7 @@ func findByPropertyTool() tool {
 "value":{"type":["string","number","boolean"],"description":"the value it must equal"},
 "node_type":{"type":"string","minLength":1,"description":"only nodes of this type: cad_model, constraint_set, evidence, claim, decision, risk..."},
 "all_revisions":{"type":"boolean","default":false,"description":"also search earlier revisions of items"}`),
-		Idempotent: true, TimeoutSeconds: 30}, findByProperty}
+		Idempotent: true, TimeoutSeconds: 30}, Run: findByProperty}
 }
 
 // ---------------------------------------------------------------- thread_for
