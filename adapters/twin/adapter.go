@@ -197,31 +197,3 @@ func classify(err error) error {
 	}
 	return err // transient: the store could not be reached
 }
-
-// decode unmarshals arguments the registry already validated.
-func decode(args json.RawMessage, into any) error {
-	if len(args) == 0 {
-		args = json.RawMessage("{}")
-	}
-	if err := json.Unmarshal(args, into); err != nil {
-		return protocol.Invalid("arguments: %v", err)
-	}
-	return nil
-}
-
-// schema builds an input schema from property definitions.
-func schema(required []string, props string) json.RawMessage {
-	req, _ := json.Marshal(required)
-	if required == nil {
-		req = []byte("[]")
-	}
-	return json.RawMessage(`{"type":"object","additionalProperties":false,"required":` + string(req) + `,"properties":{` + props + `}}`)
-}
-
-// projectIDProp is the optional project_id every scoped tool takes.
-const projectIDProp = `"project_id":{"type":"string","description":"the project; defaults to the session's (session.start or project.open)"}`
-
-// itemProps are the three optional arguments of every definition write.
-const itemProps = `"item_key":{"type":["string","null"],"description":"the item to revise (CAD-BRACKET); KEY@n also asserts the head is still revision n"},
-"supersedes":{"type":["string","null"],"description":"node id of an earlier revision whose item this revises"},
-"change_reason":{"type":["string","null"],"description":"why this revision differs from the previous one"}`
