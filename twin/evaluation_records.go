@@ -1,7 +1,5 @@
 package twin
 
-import "encoding/json"
-
 // The records the workflows' activities hand the twin: a tiered or
 // thermal evaluation of a work product and each tier's answer, a design
 // loop, its candidates and iterations, and how it ended. Plain data, so the
@@ -79,20 +77,4 @@ type OutcomeRecord struct {
 	Approver                      string
 	ApproverVerified              bool
 	Comment                       string
-}
-
-// UnmarshalJSON reads tier2 as the tool's schema names it.
-func (t *Tier2Call) UnmarshalJSON(data []byte) error {
-	var v struct {
-		MeshFile      string    `json:"mesh_file"`
-		FixedNodeSet  string    `json:"fixed_node_set"`
-		LoadNodeSet   string    `json:"load_node_set"`
-		Material      string    `json:"material"`
-		LoadDirection []float64 `json:"load_direction"`
-	}
-	if err := json.Unmarshal(data, &v); err != nil {
-		return err
-	}
-	*t = Tier2Call{MeshFile: v.MeshFile, FixedNodeSet: v.FixedNodeSet, LoadNodeSet: v.LoadNodeSet, Material: v.Material, LoadDirection: v.LoadDirection}
-	return nil
 }

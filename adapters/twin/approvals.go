@@ -2,36 +2,32 @@ package twin
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/project"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/twin"
 )
 
 func approveEngineeringEntityTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.approve_engineering_entity", Name: "Approve a waiver, release package or flow version", Capability: "twin_write",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.approve_engineering_entity", Name: "Approve a waiver, release package or flow version", Capability: "twin_write",
 		Description: "Record a person's approval of a waiver or a release_package (twin.record_engineering_entity) or a flow_version (flow.propose), named by its node_id: " +
 			"an approval record (approved_by, approver_verified, comment) with an APPROVES edge to it. This records a human decision, so " +
 			"the call is always held until an identified person approves it through the approvals queue, and the approver is who the " +
 			"approval names; a call that reaches the tool with no approver is refused. An approved waiver excuses the gate criteria kinds " +
 			"and requirement names its waives property lists. Approving again adds another approval.",
-		InputSchema: schema([]string{"node_id"}, projectIDProp+`,
-"node_id":{"type":"string","minLength":1,"description":"the waiver, release_package or flow_version to approve"},
-"comment":{"type":"string","maxLength":2000,"description":"why it is approved, or on what condition"}`),
-		Idempotent: true, TimeoutSeconds: 30}, approveEngineeringEntity}
+		Idempotent: true, TimeoutSeconds: 30}, approveEngineeringEntity,
+		adapters.At("node_id", adapters.MinLength(1)), adapters.At("comment", adapters.MaxLength(2000)))
 }
 
-func approveEngineeringEntity(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID string `json:"project_id"`
-		NodeID    string `json:"node_id"`
-		Comment   string `json:"comment"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+type approveEngineeringEntityArgs struct {
+	project.Scope
+	NodeID  string `json:"node_id" jsonschema:"the waiver, release_package or flow_version to approve"`
+	Comment string `json:"comment,omitempty" jsonschema:"why it is approved, or on what condition"`
+}
+
+func approveEngineeringEntity(ctx context.Context, b *Backend, a approveEngineeringEntityArgs) (any, error) {
 	ci := adapters.CallInfoFrom(ctx)
 	approver := strings.TrimSpace(ci.ApprovedBy)
 	if approver == "" {

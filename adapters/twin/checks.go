@@ -2,9 +2,9 @@ package twin
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/project"
 	"github.com/metaforge/metaforge/twin"
 )
 
@@ -12,7 +12,7 @@ import (
 func checkTools() []tool { return []tool{constraintViolationsTool()} }
 
 func constraintViolationsTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.constraint_violations", Name: "Constraint violations", Capability: "twin_read",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.constraint_violations", Name: "Constraint violations", Capability: "twin_read",
 		Description: "Check every requirement in the project's current constraint sets (the head revision of each) against what is recorded, " +
 			"and list the ones violated. A requirement is checked against evidence with the same metric (ignoring case; spaces and hyphens " +
 			"read as underscores) and a value with a unit, converted to the requirement's unit — evidence that names the requirements it " +
@@ -26,12 +26,11 @@ func constraintViolationsTool() tool {
 			"(nothing to check it against, or the requirement is not typed; missing says what is needed). No data is not a pass: " +
 			"all_pass is true only when every requirement passed. When several current values exist, any failing one fails the requirement " +
 			"and the row shows the worst. Reads only.",
-		InputSchema: schema(nil, projectIDProp),
-		Idempotent:  true, TimeoutSeconds: 30}, constraintViolations}
+		Idempotent: true, TimeoutSeconds: 30}, constraintViolations)
 }
 
-func constraintViolations(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	p, err := scopedProject(ctx, b, raw)
+func constraintViolations(ctx context.Context, b *Backend, a project.Scope) (any, error) {
+	p, err := projectFor(ctx, b, a.ProjectID)
 	if err != nil {
 		return nil, err
 	}

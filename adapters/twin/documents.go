@@ -2,39 +2,34 @@ package twin
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/project"
 	"github.com/metaforge/metaforge/twin"
 )
 
 func recordDocumentTool() tool {
-	types, _ := json.Marshal(twin.DocumentTypes())
-	return tool{adapters.Manifest{ToolID: "twin.record_document", Name: "Record a document", Capability: "twin_write",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.record_document", Name: "Record a document", Capability: "twin_write",
 		Description: "Record a text document as the next revision of a document item (keyed by title). document_type \"prd\" is " +
 			"special: the text is the prd's prose (background, scope, what is out of scope) and always becomes the next revision of the " +
 			"project's one prd item (PRD-...), whatever its title; it is never refused for its content. Requirement values belong in " +
 			"twin.record_constraint_set: numbers with units in a prd that no current requirement states come back as " +
 			"stray_requirement_values with a requirement_warning, and requirement_refs names the constraint set revisions checked.",
-		InputSchema: schema([]string{"document_type", "title", "text"}, projectIDProp+`,
-"document_type":{"type":"string","enum":`+string(types)+`,"description":"prd: the project's product requirements prose (one per project); others are ordinary documents"},
-"title":{"type":"string","minLength":1,"maxLength":200,"description":"the document's title; for other types the same title revises the same document"},
-"text":{"type":"string","minLength":1,"maxLength":200000,"description":"the document's text, markdown"},
-`+itemProps),
-		Idempotent: true, TimeoutSeconds: 30}, recordDocument}
+		Idempotent: true, TimeoutSeconds: 30}, recordDocument, withItemRules(
+		adapters.At("document_type", adapters.Enum(twin.DocumentTypes()...)),
+		adapters.At("title", adapters.MinLength(1), adapters.MaxLength(200)),
+		adapters.At("text", adapters.MinLength(1), adapters.MaxLength(200000)))...)
 }
 
-func recordDocument(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID    string `json:"project_id"`
-		DocumentType string `json:"document_type"`
-		Title        string `json:"title"`
-		Text         string `json:"text"`
-		itemArgs
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+type recordDocumentArgs struct {
+	project.Scope
+	DocumentType string `json:"document_type" jsonschema:"prd: the project's product requirements prose (one per project); others are ordinary documents"`
+	Title        string `json:"title" jsonschema:"the document's title; for other types the same title revises the same document"`
+	Text         string `json:"text" jsonschema:"the document's text, markdown"`
+	itemArgs
+}
+
+func recordDocument(ctx context.Context, b *Backend, a recordDocumentArgs) (any, error) {
 	w := twin.DocumentWrite{DocumentType: a.DocumentType, Title: a.Title, Text: a.Text, WriteInfo: writeInfo(ctx, a.itemArgs)}
 	if err := w.Check(); err != nil {
 		return nil, err

@@ -5,34 +5,43 @@ import (
 	"encoding/json"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/project"
 	"github.com/metaforge/metaforge/twin"
 )
 
 func recordEngineeringEntityTool() tool {
-	types, _ := json.Marshal(twin.EntityTypes())
-	return tool{adapters.Manifest{ToolID: "twin.record_engineering_entity", Name: "Record an engineering entity", Capability: "twin_write",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.record_engineering_entity", Name: "Record an engineering entity", Capability: "twin_write",
 		Description: "Record one engineering entity: an intent, stakeholder_need or objective (a definition: the next revision of its item, " +
 			"same name same item, with item_key/item_ref in the result), or a record (assumption, question, risk, interface, test_case, " +
 			"verification_case, budget, waiver, release_package, concept_option: one node, no revisions). parent_refs links it to " +
 			"existing nodes. item_key, supersedes and change_reason apply to the three definitions only. A budget needs metric, unit " +
 			"and system_total in properties. Requirement values do not go here: use twin.record_constraint_set.",
-		InputSchema: schema([]string{"entity_type", "name"}, projectIDProp+`,
-"entity_type":{"type":"string","enum":`+string(types)+`},
-"name":{"type":"string","minLength":1,"maxLength":200},
-"description":{"type":"string","maxLength":20000},
-"properties":{"type":"object","description":"further fields: likelihood and impact for a risk, steps for a test_case, metric/unit/system_total for a budget..."},
-"parent_refs":{"type":["array","null"],"maxItems":50,"description":"existing nodes to link to: an item ref (KEY@n, or KEY for the current revision) or a node id, or {ref, edge}. edge is from this entity to ref: RELATES_TO (default: it traces to ref, as a risk to the objective it threatens) or CONTAINS (it contains ref, as a release_package the revisions in it)",
-  "items":{"type":["string","object"],"minLength":1,"additionalProperties":false,"required":["ref"],"properties":{
-    "ref":{"type":"string","minLength":1},
-    "edge":{"type":"string","enum":["RELATES_TO","CONTAINS"]}}}},
-`+itemProps),
-		Idempotent: true, TimeoutSeconds: 30}, recordEngineeringEntity}
+		Idempotent: true, TimeoutSeconds: 30}, recordEngineeringEntity, withItemRules(
+		adapters.At("entity_type", adapters.Enum(twin.EntityTypes()...)),
+		adapters.At("name", adapters.MinLength(1), adapters.MaxLength(200)),
+		adapters.At("description", adapters.MaxLength(20000)),
+		adapters.At("properties", anyObject),
+		adapters.At("parent_refs", adapters.Nullable(), adapters.MaxItems(50)),
+		// A parent is a string ref or {ref, edge} (parentRef decodes both).
+		adapters.At("parent_refs[]", adapters.Type("string", "object"), adapters.MinLength(1)),
+		adapters.At("parent_refs[].ref", adapters.MinLength(1)),
+		adapters.At("parent_refs[].edge", adapters.Enum("RELATES_TO", "CONTAINS")))...)
+}
+
+type recordEngineeringEntityArgs struct {
+	project.Scope
+	EntityType  string         `json:"entity_type"`
+	Name        string         `json:"name"`
+	Description string         `json:"description,omitempty"`
+	Properties  map[string]any `json:"properties,omitempty" jsonschema:"further fields: likelihood and impact for a risk, steps for a test_case, metric/unit/system_total for a budget..."`
+	ParentRefs  []parentRef    `json:"parent_refs,omitempty" jsonschema:"existing nodes to link to: an item ref (KEY@n, or KEY for the current revision) or a node id, or {ref, edge}. edge is from this entity to ref: RELATES_TO (default: it traces to ref, as a risk to the objective it threatens) or CONTAINS (it contains ref, as a release_package the revisions in it)"`
+	itemArgs
 }
 
 // parentRef is a string ref or {ref, edge}.
 type parentRef struct {
 	Ref  string `json:"ref"`
-	Edge string `json:"edge"`
+	Edge string `json:"edge,omitempty"`
 }
 
 func (p *parentRef) UnmarshalJSON(data []byte) error {
@@ -50,19 +59,7 @@ func (p *parentRef) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-func recordEngineeringEntity(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID   string         `json:"project_id"`
-		EntityType  string         `json:"entity_type"`
-		Name        string         `json:"name"`
-		Description string         `json:"description"`
-		Properties  map[string]any `json:"properties"`
-		ParentRefs  []parentRef    `json:"parent_refs"`
-		itemArgs
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func recordEngineeringEntity(ctx context.Context, b *Backend, a recordEngineeringEntityArgs) (any, error) {
 	w := twin.EntityWrite{EntityType: a.EntityType, Name: a.Name, Description: a.Description, Properties: a.Properties,
 		WriteInfo: writeInfo(ctx, a.itemArgs)}
 	for _, pr := range a.ParentRefs {

@@ -4,50 +4,41 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"os"
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/project"
 	"github.com/metaforge/metaforge/protocol"
 )
 
 func commitGeometryTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.commit_geometry", Name: "Commit geometry", Capability: "twin_write",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.commit_geometry", Name: "Commit geometry", Capability: "twin_write",
 		Description: "Record a part's geometry (a STEP file) as the next revision of its item: the STEP goes to the content-addressed blob store, " +
 			"the revision keeps its key and hash plus the measured properties you pass. Name an export by session_id and obj_id (its " +
 			"stashed bytes are used, and win over any step_base64 also given), or give file_path or step_base64. " +
 			"The result names item_key, revision and item_ref (KEY@n).",
-		InputSchema: schema([]string{"name"}, projectIDProp+`,
-"name":{"type":"string","minLength":1,"maxLength":200},
-"file_path":{"type":"string","description":"a STEP file on the server's machine"},
-"step_base64":{"type":"string","description":"the STEP file's bytes, base64"},
-"session_id":{"type":"string","description":"with obj_id: the CAD session of an export whose bytes the server kept"},
-"obj_id":{"type":"string","description":"with session_id: the exported object"},
-"material":{"type":"string"},
-"properties":{"type":"object","description":"measured properties: volume_mm3, surface_area_mm2, bounding_box, mass_kg, center_of_mass_mm"},
-`+itemProps),
-		Idempotent: true, TimeoutSeconds: 60}, commitGeometry}
+		Idempotent: true, TimeoutSeconds: 60}, commitGeometry, withItemRules(
+		adapters.At("name", adapters.MinLength(1), adapters.MaxLength(200)),
+		adapters.At("properties", anyObject))...)
+}
+
+type commitGeometryArgs struct {
+	project.Scope
+	Name       string         `json:"name"`
+	FilePath   string         `json:"file_path,omitempty" jsonschema:"a STEP file on the server's machine"`
+	StepBase64 string         `json:"step_base64,omitempty" jsonschema:"the STEP file's bytes, base64"`
+	SessionID  string         `json:"session_id,omitempty" jsonschema:"with obj_id: the CAD session of an export whose bytes the server kept"`
+	ObjID      string         `json:"obj_id,omitempty" jsonschema:"with session_id: the exported object"`
+	Material   string         `json:"material,omitempty"`
+	Properties map[string]any `json:"properties,omitempty" jsonschema:"measured properties: volume_mm3, surface_area_mm2, bounding_box, mass_kg, center_of_mass_mm"`
+	itemArgs
 }
 
 // stepMagic opens every STEP (ISO 10303-21) file.
 var stepMagic = []byte("ISO-10303-21")
 
-func commitGeometry(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID  string         `json:"project_id"`
-		Name       string         `json:"name"`
-		FilePath   string         `json:"file_path"`
-		StepBase64 string         `json:"step_base64"`
-		SessionID  string         `json:"session_id"`
-		ObjID      string         `json:"obj_id"`
-		Material   string         `json:"material"`
-		Properties map[string]any `json:"properties"`
-		itemArgs
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func commitGeometry(ctx context.Context, b *Backend, a commitGeometryArgs) (any, error) {
 	step, diverged, err := geometryBytes(b, a.FilePath, a.StepBase64, a.SessionID, a.ObjID)
 	if err != nil {
 		return nil, err

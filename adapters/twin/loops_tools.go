@@ -9,6 +9,7 @@ import (
 	"fmt"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/project"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -52,31 +53,43 @@ func loopTools() []tool {
 		getLoopTool(), approveLoopTool()}
 }
 
-const loopArgs = `"work_product_id":{"type":"string","minLength":1,"description":"the cad_model (node id or item ref) whose recorded tube geometry is searched"},
-"load_n":{"type":"number","exclusiveMinimum":0,"description":"tip load, N"},
-"deflection_limit_mm":{"type":"number","exclusiveMinimum":0},
-"sf_limit":{"type":"number","exclusiveMinimum":0,"default":1.5,"description":"the least safety factor against yield"},
-"min_mm":{"type":"number","exclusiveMinimum":0,"description":"the smallest value tried"},
-"max_mm":{"type":"number","exclusiveMinimum":0,"description":"the largest value tried"},
-"tolerance_mm":{"type":"number","exclusiveMinimum":0,"default":0.01},
-"max_iterations":{"type":"integer","minimum":1,"maximum":200,"description":"the budget of halvings; by default enough for the tolerance"},
-"wait_seconds":{"type":"integer","minimum":0,"maximum":120,"default":30,"description":"how long to wait for the search to end before answering"}`
+// startLoopArgs are the arguments of the tools that start a design loop.
+type startLoopArgs struct {
+	project.Scope
+	WorkProductID string   `json:"work_product_id" jsonschema:"the cad_model (node id or item ref) whose recorded tube geometry is searched"`
+	LoadN         float64  `json:"load_n" jsonschema:"tip load, N"`
+	Deflection    float64  `json:"deflection_limit_mm"`
+	SFLimit       *float64 `json:"sf_limit,omitempty" jsonschema:"the least safety factor against yield"`
+	MinMM         *float64 `json:"min_mm,omitempty" jsonschema:"the smallest value tried"`
+	MaxMM         *float64 `json:"max_mm,omitempty" jsonschema:"the largest value tried"`
+	ToleranceMM   *float64 `json:"tolerance_mm,omitempty"`
+	MaxIterations int      `json:"max_iterations,omitempty" jsonschema:"the budget of halvings; by default enough for the tolerance"`
+	WaitSeconds   *int     `json:"wait_seconds,omitempty" jsonschema:"how long to wait for the search to end before answering"`
+}
 
 func startLoopTool(id, parameter string) tool {
 	what := "the wall thickness (wall_thickness_mm)"
 	if parameter == "height_mm" {
 		what = "the tube height (height_mm), its wall held as recorded,"
 	}
-	return tool{adapters.Manifest{ToolID: id, Name: "Start a design loop over " + parameter, Capability: "twin_write",
+	return adapters.Declare(adapters.Manifest{ToolID: id, Name: "Start a design loop over " + parameter, Capability: "twin_write",
 		Description: "Start a durable design loop (a DesignLoop workflow) that searches " + what + " of a CAD work product's recorded " +
 			"hollow-tube cantilever for the lightest value meeting deflection_limit_mm and sf_limit: each candidate is evaluated with the " +
 			"closed-form model and persisted as a design_loop_iteration node (CONSTRAINED_BY the loop, SUPERSEDES the one before). It ends " +
 			"converged, infeasible (proven: the largest value fails) or out_of_budget (max_iterations is echoed back). Starting the " +
 			"same loop again finds the first (duplicate: true). A converged loop waits for twin.approve_design_loop.",
-		InputSchema: schema([]string{"work_product_id", "load_n", "deflection_limit_mm"}, projectIDProp+",\n"+loopArgs),
-		Idempotent:  true, TimeoutSeconds: 180}, func(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-		return startLoop(ctx, b, raw, parameter)
-	}}
+		Idempotent: true, TimeoutSeconds: 180}, func(ctx context.Context, b *Backend, a startLoopArgs) (any, error) {
+		return startLoop(ctx, b, a, parameter)
+	},
+		adapters.At("work_product_id", adapters.MinLength(1)),
+		adapters.At("load_n", adapters.ExclusiveMinimum(0)),
+		adapters.At("deflection_limit_mm", adapters.ExclusiveMinimum(0)),
+		adapters.At("sf_limit", adapters.ExclusiveMinimum(0), adapters.Default(1.5)),
+		adapters.At("min_mm", adapters.ExclusiveMinimum(0)),
+		adapters.At("max_mm", adapters.ExclusiveMinimum(0)),
+		adapters.At("tolerance_mm", adapters.ExclusiveMinimum(0), adapters.Default(0.01)),
+		adapters.At("max_iterations", adapters.Minimum(1), adapters.Maximum(200)),
+		adapters.At("wait_seconds", adapters.Minimum(0), adapters.Maximum(120), adapters.Default(30)))
 }
 
 // followers are the tools that answer from the loop they started.
@@ -85,21 +98,31 @@ var followers = map[string]follower{
 	"twin.start_tube_height_design_loop": followLoop,
 }
 
+// loopIDRule is a loop id as twin.start_design_loop returns it.
+var loopIDRule = adapters.At("loop_id", adapters.Pattern("^[0-9a-f]{16}$"))
+
 func getLoopTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.get_design_loop", Name: "Get a design loop", Capability: "twin_read",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.get_design_loop", Name: "Get a design loop", Capability: "twin_read",
 		Description: "A design loop's iteration timeline (parameter value, mass, deflection, safety factor, feasibility, what it did " +
 			"to the search), its status and winner: from the running workflow, or from the twin once it has ended. Reads only.",
-		InputSchema: schema([]string{"loop_id"}, projectIDProp+`,
-"loop_id":{"type":"string","pattern":"^[0-9a-f]{16}$"}`), Idempotent: true, TimeoutSeconds: 30}, getLoop}
+		Idempotent: true, TimeoutSeconds: 30}, getLoop, loopIDRule)
 }
 
 func approveLoopTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.approve_design_loop", Name: "Approve a design loop", Capability: "twin_write",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.approve_design_loop", Name: "Approve a design loop", Capability: "twin_write",
 		Description: "Record a person's approval of a converged design loop's winner (a decision GENERATED_FROM the winning iteration). " +
 			"Always held for an identified approver; refused for a loop that did not converge.",
-		InputSchema: schema([]string{"loop_id"}, projectIDProp+`,
-"loop_id":{"type":"string","pattern":"^[0-9a-f]{16}$"},
-"comment":{"type":"string","maxLength":2000}`), Idempotent: true, TimeoutSeconds: 30}, approveLoop}
+		Idempotent: true, TimeoutSeconds: 30}, approveLoop, loopIDRule, adapters.At("comment", adapters.MaxLength(2000)))
+}
+
+type loopArgs struct {
+	project.Scope
+	LoopID string `json:"loop_id"`
+}
+
+type approveLoopArgs struct {
+	loopArgs
+	Comment string `json:"comment,omitempty"`
 }
 
 func (b *Backend) loops() (LoopEngine, error) {
@@ -109,22 +132,7 @@ func (b *Backend) loops() (LoopEngine, error) {
 	return b.Loops, nil
 }
 
-func startLoop(ctx context.Context, b *Backend, raw json.RawMessage, parameter string) (any, error) {
-	var a struct {
-		ProjectID     string   `json:"project_id"`
-		WorkProductID string   `json:"work_product_id"`
-		LoadN         float64  `json:"load_n"`
-		Deflection    float64  `json:"deflection_limit_mm"`
-		SFLimit       *float64 `json:"sf_limit"`
-		MinMM         *float64 `json:"min_mm"`
-		MaxMM         *float64 `json:"max_mm"`
-		ToleranceMM   *float64 `json:"tolerance_mm"`
-		MaxIterations int      `json:"max_iterations"`
-		WaitSeconds   *int     `json:"wait_seconds"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func startLoop(ctx context.Context, b *Backend, a startLoopArgs, parameter string) (any, error) {
 	engine, err := b.loops()
 	if err != nil {
 		return nil, err
@@ -228,14 +236,7 @@ func loopID(s LoopStart) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-func getLoop(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID string `json:"project_id"`
-		LoopID    string `json:"loop_id"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func getLoop(ctx context.Context, b *Backend, a loopArgs) (any, error) {
 	engine, err := b.loops()
 	if err != nil {
 		return nil, err
@@ -257,15 +258,7 @@ func getLoop(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) 
 	return b.DesignLoopFromTwin(ctx, p, a.LoopID)
 }
 
-func approveLoop(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID string `json:"project_id"`
-		LoopID    string `json:"loop_id"`
-		Comment   string `json:"comment"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func approveLoop(ctx context.Context, b *Backend, a approveLoopArgs) (any, error) {
 	engine, err := b.loops()
 	if err != nil {
 		return nil, err

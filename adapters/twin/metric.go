@@ -2,12 +2,12 @@ package twin
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/project"
 	"github.com/metaforge/metaforge/internal/beam"
 	"github.com/metaforge/metaforge/internal/units"
 	"github.com/metaforge/metaforge/protocol"
@@ -23,40 +23,52 @@ type MetricEngine interface {
 }
 
 func evaluateMetricTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.evaluate_metric", Name: "Evaluate a metric (tiered)", Capability: "twin_write",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.evaluate_metric", Name: "Evaluate a metric (tiered)", Capability: "twin_write",
 		Description: "Tiered evaluation of tip_deflection on a CAD work product's recorded geometry (bounding_box: x the length, y the " +
 			"width, z the height; wall_thickness_mm makes it a tube; material). Tier 0 is the closed-form cantilever F L^3 / (3 E I). When " +
 			"its margin to limit_mm lies inside its error band (band_pct of the estimate), tier 2 runs calculix.run_fea as a durable " +
 			"child call on the mesh and node sets given in tier2 (it does not guess boundary conditions: without tier2 the escalation is " +
 			"reported as not attempted). Each tier's answer is recorded as evidence with its tier, pinned to the work product's revision.",
-		InputSchema: schema([]string{"work_product_id", "metric", "load_n", "limit_mm"}, projectIDProp+`,
-"work_product_id":{"type":"string","minLength":1},
-"metric":{"type":"string","enum":["tip_deflection"]},
-"load_n":{"type":"number","exclusiveMinimum":0,"description":"tip load, N"},
-"limit_mm":{"type":"number","exclusiveMinimum":0},
-"band_pct":{"type":"number","exclusiveMinimum":0,"maximum":100,"default":20,"description":"tier 0's error band, percent of its estimate"},
-"tier2":{"type":"object","additionalProperties":false,"required":["mesh_file","fixed_node_set","load_node_set"],"properties":{
-  "mesh_file":{"type":"string","minLength":1},
-  "fixed_node_set":{"type":"string","minLength":1},
-  "load_node_set":{"type":"string","minLength":1},
-  "material":{"type":"string"},
-  "load_direction":{"type":"array","minItems":3,"maxItems":3,"items":{"type":"number"}}}}`),
-		Idempotent: true, TimeoutSeconds: 900}, evaluateMetric}
+		Idempotent: true, TimeoutSeconds: 900}, evaluateMetric,
+		adapters.At("work_product_id", adapters.MinLength(1)),
+		adapters.At("metric", adapters.Enum("tip_deflection")),
+		adapters.At("load_n", adapters.ExclusiveMinimum(0)),
+		adapters.At("limit_mm", adapters.ExclusiveMinimum(0)),
+		adapters.At("band_pct", adapters.ExclusiveMinimum(0), adapters.Maximum(100), adapters.Default(20)),
+		adapters.At("tier2.mesh_file", adapters.MinLength(1)),
+		adapters.At("tier2.fixed_node_set", adapters.MinLength(1)),
+		adapters.At("tier2.load_node_set", adapters.MinLength(1)),
+		adapters.At("tier2.load_direction", adapters.MinItems(3), adapters.MaxItems(3)))
 }
 
-func evaluateMetric(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID     string          `json:"project_id"`
-		WorkProductID string          `json:"work_product_id"`
-		Metric        string          `json:"metric"`
-		LoadN         float64         `json:"load_n"`
-		LimitMM       float64         `json:"limit_mm"`
-		BandPct       *float64        `json:"band_pct"`
-		Tier2         *twin.Tier2Call `json:"tier2"`
+type evaluateMetricArgs struct {
+	project.Scope
+	WorkProductID string     `json:"work_product_id"`
+	Metric        string     `json:"metric"`
+	LoadN         float64    `json:"load_n" jsonschema:"tip load, N"`
+	LimitMM       float64    `json:"limit_mm"`
+	BandPct       *float64   `json:"band_pct,omitempty" jsonschema:"tier 0's error band, percent of its estimate"`
+	Tier2         *tier2Args `json:"tier2,omitempty"`
+}
+
+// tier2Args are the solver inputs tier 2 runs with (twin.Tier2Call).
+type tier2Args struct {
+	MeshFile      string    `json:"mesh_file"`
+	FixedNodeSet  string    `json:"fixed_node_set"`
+	LoadNodeSet   string    `json:"load_node_set"`
+	Material      string    `json:"material,omitempty"`
+	LoadDirection []float64 `json:"load_direction,omitempty"`
+}
+
+func (t *tier2Args) call() *twin.Tier2Call {
+	if t == nil {
+		return nil
 	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+	return &twin.Tier2Call{MeshFile: t.MeshFile, FixedNodeSet: t.FixedNodeSet, LoadNodeSet: t.LoadNodeSet, Material: t.Material,
+		LoadDirection: t.LoadDirection}
+}
+
+func evaluateMetric(ctx context.Context, b *Backend, a evaluateMetricArgs) (any, error) {
 	if b.Metrics == nil {
 		return nil, protocol.Unavailable("a tiered evaluation needs Temporal, which this server is not connected to")
 	}
@@ -68,7 +80,7 @@ func evaluateMetric(ctx context.Context, b *Backend, raw json.RawMessage) (any, 
 		return nil, classify(err)
 	}
 	m := twin.MetricCall{CallID: adapters.CallInfoFrom(ctx).CallID, ProjectID: p.ID, WorkProductID: a.WorkProductID, Metric: a.Metric,
-		LoadN: a.LoadN, LimitMM: a.LimitMM, BandPct: 20, Tier2: a.Tier2}
+		LoadN: a.LoadN, LimitMM: a.LimitMM, BandPct: 20, Tier2: a.Tier2.call()}
 	if a.BandPct != nil {
 		m.BandPct = *a.BandPct
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/project"
 	"github.com/metaforge/metaforge/internal/beam"
 	tubes "github.com/metaforge/metaforge/internal/tube"
 	"github.com/metaforge/metaforge/protocol"
@@ -20,7 +21,7 @@ import (
 // on that revision and is SUPPORTED_BY that evidence.
 
 func optimizeParameterTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.optimize_parameter", Name: "Optimise a tube's wall thickness", Capability: "twin_write",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.optimize_parameter", Name: "Optimise a tube's wall thickness", Capability: "twin_write",
 		Description: "Find the minimum-mass wall_thickness_mm of a committed cad_model read as a rectangular tube cantilever (bounding_box " +
 			"x the length, y the width, z the height; properties.wall_thickness_mm; material from the materials table), fixed at one " +
 			"end with load_n at the tip, that keeps the tip deflection within deflection_limit_mm and the safety factor against yield " +
@@ -30,31 +31,30 @@ func optimizeParameterTool() tool {
 			"converged winner is also recorded as a decision (each rejected candidate an alternative) that depends on the revision " +
 			"and is SUPPORTED_BY the evidence. A numeric recommendation only: no geometry is changed. status is converged, " +
 			"infeasible (even the thickest wall fails) or out_of_budget (max_iterations ran out; the best feasible wall found is given).",
-		InputSchema: schema([]string{"work_product_id", "load_n", "deflection_limit_mm"}, projectIDProp+`,
-"work_product_id":{"type":"string","minLength":1,"description":"the cad_model: its node id, or its item ref (CAD-...@n, or CAD-... for the current revision)"},
-"parameter":{"type":"string","enum":["wall_thickness_mm"],"default":"wall_thickness_mm","description":"the parameter searched"},
-"load_n":{"type":"number","exclusiveMinimum":0,"description":"tip load, N"},
-"deflection_limit_mm":{"type":"number","exclusiveMinimum":0,"description":"the largest tip deflection allowed, mm"},
-"sf_limit":{"type":"number","exclusiveMinimum":0,"default":1.5,"description":"the smallest safety factor against yield allowed"},
-"min_mm":{"type":"number","exclusiveMinimum":0,"description":"the thinnest wall to consider, mm; default 0.5"},
-"max_mm":{"type":"number","exclusiveMinimum":0,"description":"the thickest wall to consider, mm; default just under half the smaller of width and height"},
-"tolerance_mm":{"type":"number","exclusiveMinimum":0,"default":0.01,"description":"the width of the final interval, mm"},
-"max_iterations":{"type":"integer","minimum":1,"maximum":1000,"description":"the budget of halvings; default enough for the tolerance, ceil(log2(range / tolerance))"}`),
-		Idempotent: true, TimeoutSeconds: 60}, optimizeParameter}
+		Idempotent: true, TimeoutSeconds: 60}, optimizeParameter,
+		adapters.At("work_product_id", adapters.MinLength(1)),
+		adapters.At("parameter", adapters.Enum("wall_thickness_mm"), adapters.Default("wall_thickness_mm")),
+		adapters.At("load_n", adapters.ExclusiveMinimum(0)),
+		adapters.At("deflection_limit_mm", adapters.ExclusiveMinimum(0)),
+		adapters.At("sf_limit", adapters.ExclusiveMinimum(0), adapters.Default(1.5)),
+		adapters.At("min_mm", adapters.ExclusiveMinimum(0)),
+		adapters.At("max_mm", adapters.ExclusiveMinimum(0)),
+		adapters.At("tolerance_mm", adapters.ExclusiveMinimum(0), adapters.Default(0.01)),
+		adapters.At("max_iterations", adapters.Minimum(1), adapters.Maximum(1000)))
 }
 
 // optimizeArgs are twin.optimize_parameter's arguments.
 type optimizeArgs struct {
-	ProjectID     string   `json:"project_id"`
-	WorkProductID string   `json:"work_product_id"`
-	Parameter     string   `json:"parameter"`
-	LoadN         *float64 `json:"load_n"`
-	Deflection    *float64 `json:"deflection_limit_mm"`
-	SFLimit       *float64 `json:"sf_limit"`
-	MinMM         *float64 `json:"min_mm"`
-	MaxMM         *float64 `json:"max_mm"`
-	ToleranceMM   *float64 `json:"tolerance_mm"`
-	MaxIterations int      `json:"max_iterations"`
+	project.Scope
+	WorkProductID string   `json:"work_product_id" jsonschema:"the cad_model: its node id, or its item ref (CAD-...@n, or CAD-... for the current revision)"`
+	Parameter     string   `json:"parameter,omitempty" jsonschema:"the parameter searched"`
+	LoadN         *float64 `json:"load_n" jsonschema:"tip load, N"`
+	Deflection    *float64 `json:"deflection_limit_mm" jsonschema:"the largest tip deflection allowed, mm"`
+	SFLimit       *float64 `json:"sf_limit,omitempty" jsonschema:"the smallest safety factor against yield allowed"`
+	MinMM         *float64 `json:"min_mm,omitempty" jsonschema:"the thinnest wall to consider, mm; default 0.5"`
+	MaxMM         *float64 `json:"max_mm,omitempty" jsonschema:"the thickest wall to consider, mm; default just under half the smaller of width and height"`
+	ToleranceMM   *float64 `json:"tolerance_mm,omitempty" jsonschema:"the width of the final interval, mm"`
+	MaxIterations int      `json:"max_iterations,omitempty" jsonschema:"the budget of halvings; default enough for the tolerance, ceil(log2(range / tolerance))"`
 }
 
 // search is the bisection the arguments ask for on a tube, defaults
@@ -81,11 +81,7 @@ func (a optimizeArgs) search(t TubeGeometry) (beam.TubeSearch, error) {
 	return s, nil
 }
 
-func optimizeParameter(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a optimizeArgs
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func optimizeParameter(ctx context.Context, b *Backend, a optimizeArgs) (any, error) {
 	p, err := projectFor(ctx, b, a.ProjectID)
 	if err != nil {
 		return nil, err
@@ -176,7 +172,11 @@ func recordEvidenceAs(ctx context.Context, b *Backend, args map[string]any) (map
 	if err != nil {
 		return nil, err
 	}
-	res, err := recordEvidence(ctx, b, raw)
+	var a recordEvidenceArgs
+	if err := adapters.DecodeArguments(raw, &a); err != nil {
+		return nil, err
+	}
+	res, err := recordEvidence(ctx, b, a)
 	if err != nil {
 		return nil, asProtocolRefusal(err)
 	}

@@ -2,39 +2,36 @@ package twin
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"regexp"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/project"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/twin"
 )
 
 func queryTools() []tool {
-	return []tool{{adapters.Manifest{ToolID: "twin.query_cypher", Name: "Query the twin in Cypher", Capability: "twin_read",
+	return []tool{adapters.Declare(adapters.Manifest{ToolID: "twin.query_cypher", Name: "Query the twin in Cypher", Capability: "twin_read",
 		Description: "Run a read-only Cypher query against the twin's Neo4j graph (labels Project, Item, TwinNode; twin nodes keep " +
 			"project_id, node_type, name, item_key, revision and properties_json). A query runs only if Neo4j's own planner says it is " +
 			"read-only. In a project (project_id, or the session's), the query must filter on $project_id, which is passed for you.",
-		InputSchema: schema([]string{"query"}, projectIDProp+`,
-"query":{"type":"string","minLength":1,"maxLength":20000},
-"params":{"type":"object","description":"query parameters ($name); project_id is set for you"},
-"max_rows":{"type":"integer","minimum":1,"maximum":1000,"default":200}`),
-		Idempotent: true, TimeoutSeconds: 60}, queryCypher}}
+		Idempotent: true, TimeoutSeconds: 60}, queryCypher,
+		adapters.At("query", adapters.MinLength(1), adapters.MaxLength(20000)),
+		adapters.At("params", anyObject),
+		adapters.At("max_rows", adapters.Minimum(1), adapters.Maximum(1000), adapters.Default(200)))}
+}
+
+type queryCypherArgs struct {
+	project.Scope
+	Query   string         `json:"query"`
+	Params  map[string]any `json:"params,omitempty" jsonschema:"query parameters ($name); project_id is set for you"`
+	MaxRows int            `json:"max_rows,omitempty"`
 }
 
 var usesProjectParam = regexp.MustCompile(`\$project_id\b`)
 
-func queryCypher(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID string         `json:"project_id"`
-		Query     string         `json:"query"`
-		Params    map[string]any `json:"params"`
-		MaxRows   int            `json:"max_rows"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func queryCypher(ctx context.Context, b *Backend, a queryCypherArgs) (any, error) {
 	if b.Cypher == nil {
 		return nil, protocol.Unavailable("twin.query_cypher needs the Neo4j twin: set NEO4J_URI (NEO4J_USER, NEO4J_PASSWORD); the in-memory twin has no query language")
 	}

@@ -2,34 +2,32 @@ package twin
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/project"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/twin"
 )
 
 func getNodeTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.get_node", Name: "Get a twin node", Capability: "twin_read",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.get_node", Name: "Get a twin node", Capability: "twin_read",
 		Description: "A node by node_id, or by item_key (KEY for the current revision, KEY@n for that one), with its first-hop neighbours. " +
 			"Evidence says whether it is stale.",
-		InputSchema: schema(nil, projectIDProp+`,"node_id":{"type":"string"},"item_key":{"type":"string"}`),
-		Idempotent:  true, TimeoutSeconds: 30}, getNode}
+		Idempotent: true, TimeoutSeconds: 30}, getNode)
 }
 
 func itemHistoryTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.item_history", Name: "Item history", Capability: "twin_read",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.item_history", Name: "Item history", Capability: "twin_read",
 		Description: "Every revision of one item, oldest first, by item_key or the node_id of any of its revisions: revision, node id, " +
 			"name, change_reason, author and which one is the head.",
-		InputSchema: schema(nil, projectIDProp+`,"item_key":{"type":"string"},"node_id":{"type":"string"}`),
-		Idempotent:  true, TimeoutSeconds: 30}, itemHistory}
+		Idempotent: true, TimeoutSeconds: 30}, itemHistory)
 }
 
 type nodeOrKey struct {
-	ProjectID string `json:"project_id"`
-	NodeID    string `json:"node_id"`
-	ItemKey   string `json:"item_key"`
+	project.Scope
+	NodeID  string `json:"node_id,omitempty"`
+	ItemKey string `json:"item_key,omitempty"`
 }
 
 // node resolves node_id or item_key; exactly one must be given.
@@ -49,11 +47,7 @@ func (a nodeOrKey) node(ctx context.Context, b *Backend) (twin.Node, error) {
 	return twin.Node{}, protocol.Refusal("Missing: node_id or item_key")
 }
 
-func getNode(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a nodeOrKey
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func getNode(ctx context.Context, b *Backend, a nodeOrKey) (any, error) {
 	n, err := a.node(ctx, b)
 	if err != nil {
 		return nil, err
@@ -103,11 +97,7 @@ func getNode(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) 
 	return out, nil
 }
 
-func itemHistory(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a nodeOrKey
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+func itemHistory(ctx context.Context, b *Backend, a nodeOrKey) (any, error) {
 	var it twin.Item
 	switch {
 	case a.NodeID != "" && a.ItemKey != "":

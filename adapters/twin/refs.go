@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 
+	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/twin"
 )
@@ -23,9 +24,22 @@ func written(n twin.Node, it twin.Item) map[string]any {
 // itemArgs are the optional item arguments of a definition write; null and
 // "" both mean not given.
 type itemArgs struct {
-	ItemKey      *string `json:"item_key"`
-	Supersedes   *string `json:"supersedes"`
-	ChangeReason *string `json:"change_reason"`
+	ItemKey      *string `json:"item_key,omitempty" jsonschema:"the item to revise (CAD-BRACKET); KEY@n also asserts the head is still revision n"`
+	Supersedes   *string `json:"supersedes,omitempty" jsonschema:"node id of an earlier revision whose item this revises"`
+	ChangeReason *string `json:"change_reason,omitempty" jsonschema:"why this revision differs from the previous one"`
+}
+
+// itemRules let the item arguments be null, as "not given".
+var itemRules = []adapters.SchemaRule{
+	adapters.At("item_key", adapters.Nullable()),
+	adapters.At("supersedes", adapters.Nullable()),
+	adapters.At("change_reason", adapters.Nullable()),
+}
+
+// withItemRules are a definition write's own rules and the item
+// arguments'.
+func withItemRules(rules ...adapters.SchemaRule) []adapters.SchemaRule {
+	return append(rules, itemRules...)
 }
 
 // writeInfo is what a definition write carries besides its content: the

@@ -2,44 +2,39 @@ package twin
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/project"
 	"github.com/metaforge/metaforge/twin"
 )
 
 func recordConstraintSetTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.record_constraint_set", Name: "Record requirements", Capability: "twin_write",
+	at := func(field string, edits ...adapters.SchemaEdit) adapters.SchemaRule {
+		return adapters.At("constraints[]."+field, edits...)
+	}
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.record_constraint_set", Name: "Record requirements", Capability: "twin_write",
 		Description: "Record the project's typed requirements as the next revision of a constraint set: the one home of requirement values. " +
 			"Give each requirement a metric, operator, limit and unit so a gate can check it, plus verification_method and acceptance_criteria. " +
 			"Only name is required; the result's incomplete names what each half-specified requirement still lacks.",
-		InputSchema: schema([]string{"name", "constraints"}, projectIDProp+`,
-"name":{"type":"string","minLength":1,"maxLength":200},
-"constraints":{"type":"array","minItems":1,"maxItems":500,"items":{"type":"object","additionalProperties":false,"required":["name"],"properties":{
-  "name":{"type":"string","minLength":1},
-  "description":{"type":"string"},
-  "metric":{"type":"string","description":"what is measured: tip_deflection, mass, max_von_mises, safety_factor, envelope_x..."},
-  "operator":{"type":"string","enum":["<=","<",">=",">","=="]},
-  "limit":{"type":"number"},
-  "unit":{"type":"string"},
-  "expression":{"type":"string","description":"a free-form condition, when metric+limit cannot say it"},
-  "target_node_type":{"type":"string","description":"what the requirement applies to: cad_model, simulation_result..."},
-  "verification_method":{"type":"string","enum":["analysis","test","inspection","demonstration","simulation"]},
-  "acceptance_criteria":{"type":"string"}}}},
-`+itemProps),
-		Idempotent: true, TimeoutSeconds: 30}, recordConstraintSet}
+		Idempotent: true, TimeoutSeconds: 30}, recordConstraintSet, withItemRules(
+		adapters.At("name", adapters.MinLength(1), adapters.MaxLength(200)),
+		adapters.At("constraints", adapters.MinItems(1), adapters.MaxItems(500)),
+		at("name", adapters.MinLength(1)),
+		at("metric", adapters.Describe("what is measured: tip_deflection, mass, max_von_mises, safety_factor, envelope_x...")),
+		at("operator", adapters.Enum("<=", "<", ">=", ">", "==")),
+		at("expression", adapters.Describe("a free-form condition, when metric+limit cannot say it")),
+		at("target_node_type", adapters.Describe("what the requirement applies to: cad_model, simulation_result...")),
+		at("verification_method", adapters.Enum("analysis", "test", "inspection", "demonstration", "simulation")))...)
 }
 
-func recordConstraintSet(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID   string            `json:"project_id"`
-		Name        string            `json:"name"`
-		Constraints []twin.Constraint `json:"constraints"`
-		itemArgs
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+type recordConstraintSetArgs struct {
+	project.Scope
+	Name        string            `json:"name"`
+	Constraints []twin.Constraint `json:"constraints"`
+	itemArgs
+}
+
+func recordConstraintSet(ctx context.Context, b *Backend, a recordConstraintSetArgs) (any, error) {
 	if _, err := twin.CheckConstraintSet(a.Constraints); err != nil {
 		return nil, err
 	}

@@ -2,28 +2,38 @@ package twin
 
 import (
 	"context"
-	"encoding/json"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/project"
 	"github.com/metaforge/metaforge/twin"
 )
 
 // selectionTools records chosen parts against the project's requirements.
 func selectionTools() []tool { return []tool{recordComponentSelectionTool()} }
 
-// specValueSchema is one datasheet value: a number (read in the unit of the
+// specValue is one datasheet value: a number (read in the unit of the
 // requirement it is held against, and flagged unit_assumed), a string with
 // its unit ("75 uA", "3.3V"), a {value, unit} pair, or any other string or
 // boolean, recorded but never compared.
-const specValueSchema = `{"anyOf":[
-  {"type":"number"},
-  {"type":"string","maxLength":200},
-  {"type":"boolean"},
-  {"type":"object","additionalProperties":false,"required":["value"],"properties":{"value":{"type":"number"},"unit":{"type":"string","maxLength":40}}}]}`
+func specValue(s *jsonschema.Schema) {
+	maxLen := func(n int) *int { return &n }
+	pair, err := jsonschema.For[struct {
+		Value float64 `json:"value"`
+		Unit  string  `json:"unit,omitempty"`
+	}](nil)
+	if err != nil {
+		panic(err)
+	}
+	pair.Properties["unit"].MaxLength = maxLen(40)
+	s.AdditionalProperties = &jsonschema.Schema{AnyOf: []*jsonschema.Schema{
+		{Type: "number"}, {Type: "string", MaxLength: maxLen(200)}, {Type: "boolean"}, pair}}
+}
 
 func recordComponentSelectionTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.record_component_selection", Name: "Record a component selection", Capability: "twin_write",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.record_component_selection", Name: "Record a component selection", Capability: "twin_write",
 		Description: "Record the part chosen for a role in the design (name: the role, e.g. \"main buck regulator\"; choosing another part for the " +
 			"same role is the next revision of the same BOM item) with its datasheet specs, and hold the specs against every typed requirement " +
 			"in the project's current constraint sets. A requirement is held against this part when its metric names a spec key (ignoring case; " +
@@ -33,35 +43,31 @@ func recordComponentSelectionTool() tool {
 			"(signed, in the requirement's unit: positive is slack, negative is overshoot; none for ==); violates names the requirements the " +
 			"part does not meet; unchecked_requirements names the ones nothing could be computed for, with a reason (no_matching_spec, " +
 			"spec_not_numeric, incompatible_units, requirement_not_bound). The selection is recorded even when it violates a requirement.",
-		InputSchema: schema([]string{"name", "mpn"}, projectIDProp+`,
-"name":{"type":"string","minLength":1,"maxLength":200,"description":"the role the part fills (\"main buck regulator\", \"IMU\"); the selection's item is keyed by it"},
-"mpn":{"type":"string","minLength":1,"maxLength":100,"description":"the manufacturer part number chosen"},
-"manufacturer":{"type":"string","maxLength":200},
-"description":{"type":"string","maxLength":2000},
-"datasheet_url":{"type":"string","maxLength":2000},
-"quantity":{"type":"integer","minimum":1,"maximum":1000000,"description":"how many the design uses; 1 when not given"},
-"for_item":{"type":"string","minLength":1,"description":"the item the part is chosen for: KEY, KEY@n or a node id (a board, an assembly, a CAD model)"},
-"specs":{"type":"object","maxProperties":300,"description":"datasheet values by name, named like the requirements' metrics (quiescent_current, output_voltage, mass, unit_cost). Give the unit: \"75 uA\", \"3.3V\", \"$1.20\" or {\"value\":75,\"unit\":\"uA\"}. A bare number is compared as if in the requirement's unit and flagged unit_assumed.","additionalProperties":`+specValueSchema+`},
-`+itemProps),
-		Idempotent: true, TimeoutSeconds: 30}, recordComponentSelection}
+		Idempotent: true, TimeoutSeconds: 30}, recordComponentSelection, withItemRules(
+		adapters.At("name", adapters.MinLength(1), adapters.MaxLength(200)),
+		adapters.At("mpn", adapters.MinLength(1), adapters.MaxLength(100)),
+		adapters.At("manufacturer", adapters.MaxLength(200)),
+		adapters.At("description", adapters.MaxLength(2000)),
+		adapters.At("datasheet_url", adapters.MaxLength(2000)),
+		adapters.At("quantity", adapters.Minimum(1), adapters.Maximum(1000000)),
+		adapters.At("for_item", adapters.MinLength(1)),
+		adapters.At("specs", adapters.MaxProperties(300), specValue))...)
 }
 
-func recordComponentSelection(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID    string         `json:"project_id"`
-		Name         string         `json:"name"`
-		MPN          string         `json:"mpn"`
-		Manufacturer string         `json:"manufacturer"`
-		Description  string         `json:"description"`
-		DatasheetURL string         `json:"datasheet_url"`
-		Quantity     *int           `json:"quantity"`
-		ForItem      string         `json:"for_item"`
-		Specs        map[string]any `json:"specs"`
-		itemArgs
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+type recordComponentSelectionArgs struct {
+	project.Scope
+	Name         string         `json:"name" jsonschema:"the role the part fills (\"main buck regulator\", \"IMU\"); the selection's item is keyed by it"`
+	MPN          string         `json:"mpn" jsonschema:"the manufacturer part number chosen"`
+	Manufacturer string         `json:"manufacturer,omitempty"`
+	Description  string         `json:"description,omitempty"`
+	DatasheetURL string         `json:"datasheet_url,omitempty"`
+	Quantity     *int           `json:"quantity,omitempty" jsonschema:"how many the design uses; 1 when not given"`
+	ForItem      string         `json:"for_item,omitempty" jsonschema:"the item the part is chosen for: KEY, KEY@n or a node id (a board, an assembly, a CAD model)"`
+	Specs        map[string]any `json:"specs,omitempty" jsonschema:"datasheet values by name, named like the requirements' metrics (quiescent_current, output_voltage, mass, unit_cost). Give the unit: \"75 uA\", \"3.3V\", \"$1.20\" or {\"value\":75,\"unit\":\"uA\"}. A bare number is compared as if in the requirement's unit and flagged unit_assumed."`
+	itemArgs
+}
+
+func recordComponentSelection(ctx context.Context, b *Backend, a recordComponentSelectionArgs) (any, error) {
 	w := twin.SelectionWrite{Name: a.Name, MPN: a.MPN, Manufacturer: a.Manufacturer, Description: a.Description,
 		DatasheetURL: a.DatasheetURL, Quantity: a.Quantity, ForItem: a.ForItem, Specs: a.Specs, WriteInfo: writeInfo(ctx, a.itemArgs)}
 	if err := w.Check(); err != nil {

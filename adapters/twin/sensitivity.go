@@ -2,10 +2,10 @@ package twin
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/project"
 	"github.com/metaforge/metaforge/internal/materials"
 	tubes "github.com/metaforge/metaforge/internal/tube"
 	"github.com/metaforge/metaforge/protocol"
@@ -17,7 +17,7 @@ import (
 // to the revision it was computed on.
 
 func rankSensitivityTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.rank_sensitivity", Name: "Rank a tube's parameters by sensitivity", Capability: "twin_write",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.rank_sensitivity", Name: "Rank a tube's parameters by sensitivity", Capability: "twin_write",
 		Description: "Rank the parameters of a committed cad_model read as a rectangular tube cantilever (as twin.optimize_parameter reads it) " +
 			"by how much the margin of a metric against its limit (limit - value, in the limit's unit: mm for tip_deflection, kg for " +
 			"mass) moves, one parameter at a time. metric tip_deflection (needs load_n) ranks wall_thickness_mm and length_mm; mass " +
@@ -25,29 +25,26 @@ func rankSensitivityTool() tool {
 			"margin's change for a step of step_pct percent of its value; each of candidate_materials gets the margin's change from " +
 			"swapping the material (categorical, no derivative). Ranked by the size of that change, largest first. The ranking is " +
 			"recorded as evidence pinned to the revision.",
-		InputSchema: schema([]string{"work_product_id", "metric", "limit"}, projectIDProp+`,
-"work_product_id":{"type":"string","minLength":1,"description":"the cad_model: its node id, or its item ref (CAD-...@n, or CAD-... for the current revision)"},
-"metric":{"type":"string","enum":["tip_deflection","mass"]},
-"load_n":{"type":"number","exclusiveMinimum":0,"description":"tip load, N (tip_deflection)"},
-"limit":{"type":"number","exclusiveMinimum":0,"description":"the metric's upper limit: mm for tip_deflection, kg for mass"},
-"candidate_materials":{"type":"array","maxItems":20,"items":{"type":"string","minLength":1},"description":"materials (from the materials table) to rank as swaps for the current one"},
-"step_pct":{"type":"number","exclusiveMinimum":0,"maximum":50,"default":1,"description":"the step of each continuous parameter, percent of its value"}`),
-		Idempotent: true, TimeoutSeconds: 30}, rankSensitivity}
+		Idempotent: true, TimeoutSeconds: 30}, rankSensitivity,
+		adapters.At("work_product_id", adapters.MinLength(1)),
+		adapters.At("metric", adapters.Enum("tip_deflection", "mass")),
+		adapters.At("load_n", adapters.ExclusiveMinimum(0)),
+		adapters.At("limit", adapters.ExclusiveMinimum(0)),
+		adapters.At("candidate_materials", adapters.MaxItems(20)), adapters.At("candidate_materials[]", adapters.MinLength(1)),
+		adapters.At("step_pct", adapters.ExclusiveMinimum(0), adapters.Maximum(50), adapters.Default(1)))
 }
 
-func rankSensitivity(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID          string   `json:"project_id"`
-		WorkProductID      string   `json:"work_product_id"`
-		Metric             string   `json:"metric"`
-		LoadN              *float64 `json:"load_n"`
-		Limit              *float64 `json:"limit"`
-		CandidateMaterials []string `json:"candidate_materials"`
-		StepPct            *float64 `json:"step_pct"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+type rankSensitivityArgs struct {
+	project.Scope
+	WorkProductID      string   `json:"work_product_id" jsonschema:"the cad_model: its node id, or its item ref (CAD-...@n, or CAD-... for the current revision)"`
+	Metric             string   `json:"metric"`
+	LoadN              *float64 `json:"load_n,omitempty" jsonschema:"tip load, N (tip_deflection)"`
+	Limit              *float64 `json:"limit" jsonschema:"the metric's upper limit: mm for tip_deflection, kg for mass"`
+	CandidateMaterials []string `json:"candidate_materials,omitempty" jsonschema:"materials (from the materials table) to rank as swaps for the current one"`
+	StepPct            *float64 `json:"step_pct,omitempty" jsonschema:"the step of each continuous parameter, percent of its value"`
+}
+
+func rankSensitivity(ctx context.Context, b *Backend, a rankSensitivityArgs) (any, error) {
 	unit := map[string]string{"tip_deflection": "mm", "mass": "kg"}[a.Metric]
 	if unit == "" {
 		return nil, protocol.Invalid("metric %q has no sensitivity model: use tip_deflection or mass", a.Metric)

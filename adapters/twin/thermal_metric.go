@@ -2,10 +2,10 @@ package twin
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/project"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/twin"
 )
@@ -17,41 +17,36 @@ type ThermalEngine interface {
 }
 
 func evaluateThermalMetricTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.evaluate_thermal_metric", Name: "Evaluate peak temperature", Capability: "twin_write",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.evaluate_thermal_metric", Name: "Evaluate peak temperature", Capability: "twin_write",
 		Description: "Run a real steady-state conduction solve (calculix.run_thermal, as a durable child call) on a work product's mesh: " +
 			"heat_load_w into heat_source_node_set, sink_node_set held at sink_temperature_c. Records the peak temperature as evidence " +
 			"(metric peak_temperature, °C) pinned to the work product's revision. Single tier: there is no closed-form gate for an " +
 			"arbitrary part. cross_check also runs calculix.cross_check_thermal_steady_state against the bar's hand calculation " +
 			"(length along x, cross-section y × z of the recorded bounding_box); rated_max_temp_c reports within_rating.",
-		InputSchema: schema([]string{"work_product_id", "mesh_file", "heat_source_node_set", "heat_load_w", "sink_node_set"}, projectIDProp+`,
-"work_product_id":{"type":"string","minLength":1},
-"mesh_file":{"type":"string","minLength":1},
-"heat_source_node_set":{"type":"string","minLength":1},
-"heat_load_w":{"type":"number","exclusiveMinimum":0},
-"sink_node_set":{"type":"string","minLength":1},
-"sink_temperature_c":{"type":"number","default":20},
-"material":{"type":"string","description":"default: the work product's"},
-"rated_max_temp_c":{"type":"number"},
-"cross_check":{"type":"boolean","default":false}`),
-		Idempotent: true, TimeoutSeconds: 900}, evaluateThermalMetric}
+		Idempotent: true, TimeoutSeconds: 900}, evaluateThermalMetric,
+		adapters.At("work_product_id", adapters.MinLength(1)),
+		adapters.At("mesh_file", adapters.MinLength(1)),
+		adapters.At("heat_source_node_set", adapters.MinLength(1)),
+		adapters.At("heat_load_w", adapters.ExclusiveMinimum(0)),
+		adapters.At("sink_node_set", adapters.MinLength(1)),
+		adapters.At("sink_temperature_c", adapters.Default(20)),
+		adapters.At("cross_check", adapters.Default(false)))
 }
 
-func evaluateThermalMetric(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID     string   `json:"project_id"`
-		WorkProductID string   `json:"work_product_id"`
-		MeshFile      string   `json:"mesh_file"`
-		Source        string   `json:"heat_source_node_set"`
-		HeatLoadW     float64  `json:"heat_load_w"`
-		Sink          string   `json:"sink_node_set"`
-		SinkC         *float64 `json:"sink_temperature_c"`
-		Material      string   `json:"material"`
-		RatedMaxC     *float64 `json:"rated_max_temp_c"`
-		CrossCheck    bool     `json:"cross_check"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+type evaluateThermalMetricArgs struct {
+	project.Scope
+	WorkProductID string   `json:"work_product_id"`
+	MeshFile      string   `json:"mesh_file"`
+	Source        string   `json:"heat_source_node_set"`
+	HeatLoadW     float64  `json:"heat_load_w"`
+	Sink          string   `json:"sink_node_set"`
+	SinkC         *float64 `json:"sink_temperature_c,omitempty"`
+	Material      string   `json:"material,omitempty" jsonschema:"default: the work product's"`
+	RatedMaxC     *float64 `json:"rated_max_temp_c,omitempty"`
+	CrossCheck    bool     `json:"cross_check,omitempty"`
+}
+
+func evaluateThermalMetric(ctx context.Context, b *Backend, a evaluateThermalMetricArgs) (any, error) {
 	if b.Thermal == nil {
 		return nil, protocol.Unavailable("a thermal evaluation needs Temporal, which this server is not connected to")
 	}

@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/project"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/twin"
 )
@@ -17,69 +19,65 @@ func threadTools() []tool {
 	return []tool{threadForTool(), whatVerifiesTool(), whereUsedTool(), findByPropertyTool()}
 }
 
-// targetProps names the node a thread question starts from.
-const targetProps = `"node_id":{"type":"string","minLength":1,"description":"the node to start from"},
-"item_key":{"type":"string","minLength":1,"description":"or an item: KEY@n for that revision, KEY for its current one"}`
+// targetRules name the node a thread question starts from.
+var targetRules = []adapters.SchemaRule{
+	adapters.At("node_id", adapters.MinLength(1), adapters.Describe("the node to start from")),
+	adapters.At("item_key", adapters.MinLength(1), adapters.Describe("or an item: KEY@n for that revision, KEY for its current one")),
+}
 
 func threadForTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.thread_for", Name: "Walk the digital thread", Capability: "twin_read",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.thread_for", Name: "Walk the digital thread", Capability: "twin_read",
 		Description: "Walk the digital thread from a node (node_id, or item_key KEY@n / KEY) up to depth hops, returning the nodes and " +
 			"edges reached. Edges point child-to-parent (evidence VERIFIES a requirement, a decision DEPENDS_ON what it rests on, a " +
 			"revision is REVISION_OF the one before), so the default direction \"outgoing\" finds what a node rests on; a requirement or " +
 			"a part is usually an edge target and needs \"incoming\" or \"both\". For those two questions prefer twin.what_verifies and " +
 			"twin.where_used, which know the direction.",
-		InputSchema: schema(nil, projectIDProp+`,`+targetProps+`,
-"depth":{"type":"integer","minimum":1,"maximum":5,"default":2,"description":"hops to walk, 1 to 5"},
-"direction":{"type":"string","enum":["outgoing","incoming","both"],"default":"outgoing","description":"which way to follow edges"},
-"edge_types":{"type":"array","maxItems":20,"items":{"type":"string","pattern":"^[A-Z][A-Z0-9_]*$"},"description":"follow only these edge types: REVISION_OF, VALID_AGAINST, VERIFIES, DEPENDS_ON, SUPPORTS, SUPPORTED_BY, CONTAINS, USES, RELATES_TO, CONSTRAINED_BY; default all"}`),
-		Idempotent: true, TimeoutSeconds: 30}, threadFor}
+		Idempotent: true, TimeoutSeconds: 30}, threadFor, slices.Concat(targetRules, []adapters.SchemaRule{
+		adapters.At("depth", adapters.Minimum(1), adapters.Maximum(5), adapters.Default(2)),
+		adapters.At("direction", adapters.Enum("outgoing", "incoming", "both"), adapters.Default("outgoing")),
+		adapters.At("edge_types", adapters.MaxItems(20)), adapters.At("edge_types[]", adapters.Pattern("^[A-Z][A-Z0-9_]*$"))})...)
 }
 
 func whatVerifiesTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.what_verifies", Name: "What verifies a requirement", Capability: "twin_read",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.what_verifies", Name: "What verifies a requirement", Capability: "twin_read",
 		Description: "What evidence and claims support a requirement: the constraint set by item_key (KEY for its current revision, " +
 			"KEY@n for one revision) or node_id. Walks VERIFIES and SUPPORTS edges into the requirement (and, for a bare KEY, into " +
 			"its earlier revisions). verified is true only when current evidence (not stale, against requirements that have not changed " +
 			"since, breaking none of them) or a supported claim backs it; an empty answer says nothing is recorded.",
-		InputSchema: schema(nil, projectIDProp+`,`+targetProps),
-		Idempotent:  true, TimeoutSeconds: 30}, whatVerifies}
+		Idempotent: true, TimeoutSeconds: 30}, whatVerifies, targetRules...)
 }
 
 func whereUsedTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.where_used", Name: "Where a part is used", Capability: "twin_read",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.where_used", Name: "Where a part is used", Capability: "twin_read",
 		Description: "What depends on a part or any item: the nodes with a DEPENDS_ON, CONTAINS (assemblies, release packages), USES or " +
 			"VALID_AGAINST (evidence computed on it) edge into it, grouped by edge. item_key KEY covers every revision of the item " +
 			"(each entry says which revision it uses and whether that is the current one); KEY@n or node_id that revision only.",
-		InputSchema: schema(nil, projectIDProp+`,`+targetProps),
-		Idempotent:  true, TimeoutSeconds: 30}, whereUsed}
+		Idempotent: true, TimeoutSeconds: 30}, whereUsed, targetRules...)
 }
 
 func findByPropertyTool() tool {
-	return tool{adapters.Manifest{ToolID: "twin.find_by_property", Name: "Find nodes by a property", Capability: "twin_read",
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.find_by_property", Name: "Find nodes by a property", Capability: "twin_read",
 		Description: "Nodes in a project whose property key equals value: numbers compare numerically, strings ignoring case and " +
 			"surrounding space, a list property matches when any element does. key may be a dotted path into nested properties " +
 			"(data.solver); name matches the node's name. Current revisions and records only, unless all_revisions. At most 200 " +
 			"nodes; truncated says when there were more.",
-		InputSchema: schema([]string{"key", "value"}, projectIDProp+`,
-"key":{"type":"string","minLength":1,"maxLength":200,"description":"the property: material, kind, metric, document_type, data.solver..."},
-"value":{"type":["string","number","boolean"],"description":"the value it must equal"},
-"node_type":{"type":"string","minLength":1,"description":"only nodes of this type: cad_model, constraint_set, evidence, claim, decision, risk..."},
-"all_revisions":{"type":"boolean","default":false,"description":"also search earlier revisions of items"}`),
-		Idempotent: true, TimeoutSeconds: 30}, findByProperty}
+		Idempotent: true, TimeoutSeconds: 30}, findByProperty,
+		adapters.At("key", adapters.MinLength(1), adapters.MaxLength(200)),
+		adapters.At("value", adapters.Type("string", "number", "boolean")),
+		adapters.At("node_type", adapters.MinLength(1)),
+		adapters.At("all_revisions", adapters.Default(false)))
 }
 
 // ---------------------------------------------------------------- thread_for
 
-func threadFor(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		nodeOrKey
-		Depth     *int     `json:"depth"`
-		Direction string   `json:"direction"`
-		EdgeTypes []string `json:"edge_types"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+type threadForArgs struct {
+	nodeOrKey
+	Depth     *int     `json:"depth,omitempty" jsonschema:"hops to walk, 1 to 5"`
+	Direction string   `json:"direction,omitempty" jsonschema:"which way to follow edges"`
+	EdgeTypes []string `json:"edge_types,omitempty" jsonschema:"follow only these edge types: REVISION_OF, VALID_AGAINST, VERIFIES, DEPENDS_ON, SUPPORTS, SUPPORTED_BY, CONTAINS, USES, RELATES_TO, CONSTRAINED_BY; default all"`
+}
+
+func threadFor(ctx context.Context, b *Backend, a threadForArgs) (any, error) {
 	spec, err := twin.NewWalkSpec(a.Depth, a.Direction, a.EdgeTypes)
 	if err != nil {
 		return nil, err
@@ -122,11 +120,7 @@ func threadFor(ctx context.Context, b *Backend, raw json.RawMessage) (any, error
 
 // resolveTarget reads the node or item a question names from its
 // arguments.
-func resolveTarget(ctx context.Context, b *Backend, raw json.RawMessage) (twin.Target, error) {
-	var a nodeOrKey
-	if err := decode(raw, &a); err != nil {
-		return twin.Target{}, err
-	}
+func resolveTarget(ctx context.Context, b *Backend, a nodeOrKey) (twin.Target, error) {
 	n, err := a.node(ctx, b)
 	if err != nil {
 		return twin.Target{}, err
@@ -136,8 +130,8 @@ func resolveTarget(ctx context.Context, b *Backend, raw json.RawMessage) (twin.T
 
 // ------------------------------------------------------------- what_verifies
 
-func whatVerifies(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	t, err := resolveTarget(ctx, b, raw)
+func whatVerifies(ctx context.Context, b *Backend, a nodeOrKey) (any, error) {
+	t, err := resolveTarget(ctx, b, a)
 	if err != nil {
 		return nil, err
 	}
@@ -187,8 +181,8 @@ func whatVerifies(ctx context.Context, b *Backend, raw json.RawMessage) (any, er
 
 // ---------------------------------------------------------------- where_used
 
-func whereUsed(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	t, err := resolveTarget(ctx, b, raw)
+func whereUsed(ctx context.Context, b *Backend, a nodeOrKey) (any, error) {
+	t, err := resolveTarget(ctx, b, a)
 	if err != nil {
 		return nil, err
 	}
@@ -230,17 +224,15 @@ func whereUsed(ctx context.Context, b *Backend, raw json.RawMessage) (any, error
 
 // ----------------------------------------------------------- find_by_property
 
-func findByProperty(ctx context.Context, b *Backend, raw json.RawMessage) (any, error) {
-	var a struct {
-		ProjectID    string          `json:"project_id"`
-		Key          string          `json:"key"`
-		Value        json.RawMessage `json:"value"`
-		NodeType     string          `json:"node_type"`
-		AllRevisions bool            `json:"all_revisions"`
-	}
-	if err := decode(raw, &a); err != nil {
-		return nil, err
-	}
+type findByPropertyArgs struct {
+	project.Scope
+	Key          string          `json:"key" jsonschema:"the property: material, kind, metric, document_type, data.solver..."`
+	Value        json.RawMessage `json:"value" jsonschema:"the value it must equal"`
+	NodeType     string          `json:"node_type,omitempty" jsonschema:"only nodes of this type: cad_model, constraint_set, evidence, claim, decision, risk..."`
+	AllRevisions bool            `json:"all_revisions,omitempty" jsonschema:"also search earlier revisions of items"`
+}
+
+func findByProperty(ctx context.Context, b *Backend, a findByPropertyArgs) (any, error) {
 	a.Key = strings.TrimSpace(a.Key)
 	if a.Key == "" {
 		return nil, protocol.Refusal("Missing: key, the property to match")
