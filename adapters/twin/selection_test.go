@@ -24,7 +24,7 @@ func rowsBy(t *testing.T, list any, field string) map[string]map[string]any {
 	return out
 }
 
-// The spec's example: the TPS62840 chosen for a rail that needs
+// The worked example of a component selection: the TPS62840 chosen for a rail that needs
 // quiescent current <= 50 uA has 75 uA. The selection is still recorded,
 // and says so. Around it, every way a requirement is held or not held.
 func TestComponentSelectionHoldsSpecsAgainstRequirements(t *testing.T) {
@@ -70,7 +70,7 @@ func TestComponentSelectionHoldsSpecsAgainstRequirements(t *testing.T) {
 		t.Errorf("requirement_margins has %d rows, want iq, vout, fsw, duty: %v", len(margins), sel["requirement_margins"])
 	}
 	want := map[string]map[string]any{
-		// The spec's example, exactly.
+		// The worked example, exactly.
 		"iq": {"requirement": "iq", "constraint_set": "CS-POWER-REQUIREMENTS@1", "metric": "quiescent_current", "operator": "<=",
 			"limit": 50.0, "unit": "uA", "spec": "Quiescent Current", "spec_value": 75.0, "satisfied": false, "margin": -25.0, "margin_pct": -50.0},
 		// 3300 mV against a limit in V: converted, 0.3 V of slack.
