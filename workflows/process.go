@@ -75,6 +75,7 @@ func runProcess(ctx workflow.Context, in ToolCallInput, p ChildProcess, started 
 	return res
 }
 
+// runChild starts, awaits or follows the process, as its kind says.
 func runChild(ctx workflow.Context, in ToolCallInput, p ChildProcess, started ToolCallResult) ToolCallResult {
 	if workflow.GetVersion(ctx, processChange, workflow.DefaultVersion, 1) == workflow.DefaultVersion {
 		return callFailed(in, started, protocol.ToolExecutionError,
