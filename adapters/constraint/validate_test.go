@@ -9,16 +9,13 @@ import (
 
 	"github.com/metaforge/metaforge/adapters"
 	twinadapter "github.com/metaforge/metaforge/adapters/twin"
+	"github.com/metaforge/metaforge/adapters/twin/twintest"
 	"github.com/metaforge/metaforge/twin"
 )
 
-// direct calls the project, twin and constraint tools as the worker does,
-// with the call's info in the context; no call names a session, so only
-// a call's project_id scopes it.
-type direct struct {
-	t  *testing.T
-	by map[string]adapters.Adapter // adapter id -> adapter
-}
+// direct calls the project, twin and constraint tools as the worker does;
+// no call names a session, so only a call's project_id scopes it.
+type direct struct{ twintest.Direct }
 
 func newDirect(t *testing.T) (direct, *twin.MemoryStore) {
 	blobs, err := twin.NewBlobStore(t.TempDir())
@@ -26,42 +23,12 @@ func newDirect(t *testing.T) (direct, *twin.MemoryStore) {
 		t.Fatal(err)
 	}
 	mem := twin.NewMemoryStore()
-	d := direct{t: t, by: map[string]adapters.Adapter{}}
-	for _, a := range twinadapter.New(&twinadapter.Backend{Store: mem, Sessions: mem, Blobs: blobs}) {
-		d.by[a.ID()] = a
-	}
-	return d, mem
+	return direct{twintest.New(t, &twinadapter.Backend{Store: mem, Sessions: mem, Blobs: blobs})}, mem
 }
 
 func (d direct) call(toolID string, args map[string]any) map[string]any {
-	d.t.Helper()
 	raw, _ := json.Marshal(args)
-	family, _, _ := strings.Cut(toolID, ".")
-	ctx := adapters.WithCallInfo(context.Background(), adapters.CallInfo{CallID: toolID + "-" + string(raw), Caller: "local", Client: "test"})
-	res, err := d.by[family].Call(ctx, toolID, raw)
-	if err != nil {
-		d.t.Fatalf("%s: %v", toolID, err)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(res.Data, &out); err != nil {
-		d.t.Fatal(err)
-	}
-	return out
-}
-
-// rowsBy indexes a list of result rows by one of their fields.
-func rowsBy(t *testing.T, list any, field string) map[string]map[string]any {
-	t.Helper()
-	out := map[string]map[string]any{}
-	items, ok := list.([]any)
-	if !ok {
-		t.Fatalf("want a list, got %T %v", list, list)
-	}
-	for _, it := range items {
-		row := it.(map[string]any)
-		out[row[field].(string)] = row
-	}
-	return out
+	return d.Call(adapters.CallInfo{CallID: toolID + "-" + string(raw), Caller: "local", Client: "test"}, toolID, args)
 }
 
 // constraint.validate checks a proposed set and writes nothing.
@@ -96,7 +63,7 @@ func TestConstraintValidateWritesNothing(t *testing.T) {
 		t.Errorf("valid/written/counts = %v/%v/%v/%v, want false/false/7/4 (heavy enough, impossible, rail, exact)",
 			out["valid"], out["written"], out["requirement_count"], out["checkable_count"])
 	}
-	rows := rowsBy(t, out["requirements"], "name")
+	rows := twintest.RowsBy(t, out["requirements"], "name")
 	codes := func(name string) []string {
 		var cs []string
 		issues, _ := rows[name]["issues"].([]any)

@@ -1,71 +1,39 @@
 package project_test
 
 import (
-	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/metaforge/metaforge/adapters"
 	twinadapter "github.com/metaforge/metaforge/adapters/twin"
-	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/adapters/twin/twintest"
 	"github.com/metaforge/metaforge/twin"
 )
 
 // direct calls the project, session and twin tools as the worker does,
-// with the call's info (its session) in the context.
+// each call numbered and in the session it names.
 type direct struct {
-	t  *testing.T
-	by map[string]adapters.Adapter // adapter id -> adapter
-	n  *int
+	twintest.Direct
+	n *int
 }
 
 func newDirect(t *testing.T) direct {
 	mem := twin.NewMemoryStore()
-	d := direct{t: t, by: map[string]adapters.Adapter{}, n: new(int)}
-	for _, a := range twinadapter.New(&twinadapter.Backend{Store: mem, Sessions: mem}) {
-		d.by[a.ID()] = a
-	}
-	return d
+	return direct{twintest.New(t, &twinadapter.Backend{Store: mem, Sessions: mem}), new(int)}
 }
 
-func (d direct) try(session, toolID string, args map[string]any) (map[string]any, error) {
-	d.t.Helper()
+func (d direct) info(session, toolID string) adapters.CallInfo {
 	*d.n++
-	raw, _ := json.Marshal(args)
-	family, _, _ := strings.Cut(toolID, ".")
-	ci := adapters.CallInfo{CallID: fmt.Sprintf("%s-%d", toolID, *d.n), SessionID: session, Caller: "local", Client: "test"}
-	res, err := d.by[family].Call(adapters.WithCallInfo(context.Background(), ci), toolID, raw)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	if err := json.Unmarshal(res.Data, &out); err != nil {
-		d.t.Fatal(err)
-	}
-	return out, nil
+	return adapters.CallInfo{CallID: fmt.Sprintf("%s-%d", toolID, *d.n), SessionID: session, Caller: "local", Client: "test"}
 }
 
 func (d direct) call(session, toolID string, args map[string]any) map[string]any {
-	d.t.Helper()
-	out, err := d.try(session, toolID, args)
-	if err != nil {
-		d.t.Fatalf("%s: %v", toolID, err)
-	}
-	return out
+	return d.Call(d.info(session, toolID), toolID, args)
 }
 
-// refusal runs a call that must be refused and returns what it says.
 func (d direct) refusal(session, toolID string, args map[string]any) string {
-	d.t.Helper()
-	_, err := d.try(session, toolID, args)
-	var perr *protocol.Error
-	if !errors.As(err, &perr) || perr.Code != protocol.ToolExecutionError {
-		d.t.Fatalf("%s: want a refusal, got %v", toolID, err)
-	}
-	return perr.Details
+	return d.Refusal(d.info(session, toolID), toolID, args)
 }
 
 // project.open takes an id, a name or a unique part of one; several

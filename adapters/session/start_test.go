@@ -1,49 +1,31 @@
 package session_test
 
 import (
-	"context"
-	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
 
 	"github.com/metaforge/metaforge/adapters"
 	twinadapter "github.com/metaforge/metaforge/adapters/twin"
+	"github.com/metaforge/metaforge/adapters/twin/twintest"
 	"github.com/metaforge/metaforge/twin"
 )
 
-// direct calls the project and session tools as the worker does, with
-// the call's info (its session) in the context.
+// direct calls the project and session tools as the worker does, each
+// call numbered and in the session it names.
 type direct struct {
-	t  *testing.T
-	by map[string]adapters.Adapter // adapter id -> adapter
-	n  *int
+	twintest.Direct
+	n *int
 }
 
 func newDirect(t *testing.T) direct {
 	mem := twin.NewMemoryStore()
-	d := direct{t: t, by: map[string]adapters.Adapter{}, n: new(int)}
-	for _, a := range twinadapter.New(&twinadapter.Backend{Store: mem, Sessions: mem}) {
-		d.by[a.ID()] = a
-	}
-	return d
+	return direct{twintest.New(t, &twinadapter.Backend{Store: mem, Sessions: mem}), new(int)}
 }
 
 func (d direct) call(session, toolID string, args map[string]any) map[string]any {
-	d.t.Helper()
 	*d.n++
-	raw, _ := json.Marshal(args)
-	family, _, _ := strings.Cut(toolID, ".")
-	ci := adapters.CallInfo{CallID: fmt.Sprintf("%s-%d", toolID, *d.n), SessionID: session, Caller: "local", Client: "test"}
-	res, err := d.by[family].Call(adapters.WithCallInfo(context.Background(), ci), toolID, raw)
-	if err != nil {
-		d.t.Fatalf("%s: %v", toolID, err)
-	}
-	var out map[string]any
-	if err := json.Unmarshal(res.Data, &out); err != nil {
-		d.t.Fatal(err)
-	}
-	return out
+	return d.Call(adapters.CallInfo{CallID: fmt.Sprintf("%s-%d", toolID, *d.n), SessionID: session, Caller: "local", Client: "test"}, toolID, args)
 }
 
 // session.start binds the session to the project it names; a call with

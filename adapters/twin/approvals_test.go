@@ -10,59 +10,23 @@ import (
 
 	"github.com/metaforge/metaforge/adapters"
 	twinadapter "github.com/metaforge/metaforge/adapters/twin"
+	"github.com/metaforge/metaforge/adapters/twin/twintest"
 	"github.com/metaforge/metaforge/flows"
-	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/twin"
 )
 
 // direct calls the twin's tools as the worker does, with the call's info
 // in the context: what a held call carries once a person approved it.
-type direct struct {
-	t  *testing.T
-	by map[string]adapters.Adapter // adapter id -> adapter
-}
+type direct struct{ twintest.Direct }
 
-func newDirect(t *testing.T, b *twinadapter.Backend) direct {
-	d := direct{t: t, by: map[string]adapters.Adapter{}}
-	for _, a := range twinadapter.New(b) {
-		d.by[a.ID()] = a
-	}
-	return d
-}
-
-func (d direct) try(ci adapters.CallInfo, toolID string, args map[string]any) (map[string]any, error) {
-	d.t.Helper()
-	raw, _ := json.Marshal(args)
-	family, _, _ := strings.Cut(toolID, ".")
-	res, err := d.by[family].Call(adapters.WithCallInfo(context.Background(), ci), toolID, raw)
-	if err != nil {
-		return nil, err
-	}
-	var out map[string]any
-	if err := json.Unmarshal(res.Data, &out); err != nil {
-		d.t.Fatal(err)
-	}
-	return out, nil
-}
+func newDirect(t *testing.T, b *twinadapter.Backend) direct { return direct{twintest.New(t, b)} }
 
 func (d direct) call(ci adapters.CallInfo, toolID string, args map[string]any) map[string]any {
-	d.t.Helper()
-	out, err := d.try(ci, toolID, args)
-	if err != nil {
-		d.t.Fatalf("%s: %v", toolID, err)
-	}
-	return out
+	return d.Call(ci, toolID, args)
 }
 
-// refusal runs a call that must be refused and returns what it says.
 func (d direct) refusal(ci adapters.CallInfo, toolID string, args map[string]any) string {
-	d.t.Helper()
-	_, err := d.try(ci, toolID, args)
-	var perr *protocol.Error
-	if !errors.As(err, &perr) || perr.Code != protocol.ToolExecutionError {
-		d.t.Fatalf("%s: want a refusal, got %v", toolID, err)
-	}
-	return perr.Details
+	return d.Refusal(ci, toolID, args)
 }
 
 func call(id string) adapters.CallInfo {

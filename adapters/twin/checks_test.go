@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/metaforge/metaforge/adapters/twin/twintest"
 )
 
 // Every requirement in the current constraint sets gets a status from what
@@ -57,7 +59,7 @@ func TestConstraintViolationsPassFailStaleNoData(t *testing.T) {
 	if out["all_pass"] != false || !reflect.DeepEqual(out["checked_against"], []any{"CS-ARM-REQUIREMENTS@1", "CS-COARSE-REQUIREMENTS@1"}) {
 		t.Errorf("all_pass = %v, checked_against = %v", out["all_pass"], out["checked_against"])
 	}
-	rows := rowsBy(t, out["requirements"], "requirement")
+	rows := twintest.RowsBy(t, out["requirements"], "requirement")
 	status := map[string]string{}
 	for name, r := range rows {
 		status[name] = r["status"].(string)

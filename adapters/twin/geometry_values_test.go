@@ -4,6 +4,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/metaforge/metaforge/adapters/twin/twintest"
 )
 
 // The committed geometry is a source of values: the head cad_model's
@@ -33,7 +35,7 @@ func TestConstraintViolationsReadTheCommittedGeometry(t *testing.T) {
 	}
 
 	out := c.call("twin.constraint_violations", map[string]any{"project_id": pid})
-	rows := rowsBy(t, out["requirements"], "requirement")
+	rows := twintest.RowsBy(t, out["requirements"], "requirement")
 	want := map[string]struct {
 		value    float64
 		property string
@@ -69,7 +71,7 @@ func TestConstraintViolationsReadTheCommittedGeometry(t *testing.T) {
 		"material": "aluminium_6061", "change_reason": "longer arm",
 		"properties": props(map[string]any{"min": []any{-10.0, 0.0, 0.0}, "max": []any{120.5, 40.0, 30.0}})})
 	out = c.call("twin.constraint_violations", map[string]any{"project_id": pid})
-	rows = rowsBy(t, out["requirements"], "requirement")
+	rows = twintest.RowsBy(t, out["requirements"], "requirement")
 	if r := rows["fits"]; r["status"] != "fail" || r["value"] != 130.5 || r["margin"] != -10.5 ||
 		r["source"].(map[string]any)["item_ref"] != "CAD-BRACKET@2" {
 		t.Errorf("fits after revision 2 = %v, want a fail at 130.5 mm from CAD-BRACKET@2", r)
@@ -83,7 +85,7 @@ func TestConstraintViolationsReadTheCommittedGeometry(t *testing.T) {
 	c.call("twin.commit_geometry", map[string]any{"project_id": pid, "name": "Bracket", "step_base64": step("bracket 3"),
 		"material": "unobtainium", "properties": map[string]any{"bounding_box": map[string]any{"x": 100.0, "y": 40.0, "z": 30.0}, "thickness_mm": 4.0}})
 	out = c.call("twin.constraint_violations", map[string]any{"project_id": pid})
-	rows = rowsBy(t, out["requirements"], "requirement")
+	rows = twintest.RowsBy(t, out["requirements"], "requirement")
 	r := rows["strong material"]
 	missing, _ := r["missing"].([]any)
 	if r["status"] != "no_data" || len(missing) != 2 || !strings.Contains(missing[0].(string), "a committed cad_model with a material from the materials table") ||
@@ -104,7 +106,7 @@ func TestConstraintViolationsReadTheCommittedGeometry(t *testing.T) {
 	c.call("twin.commit_geometry", map[string]any{"project_id": pid, "name": "Lid", "step_base64": step("lid 1"),
 		"material": "steel", "properties": map[string]any{"volume_mm3": 10000.0}})
 	out = c.call("twin.constraint_violations", map[string]any{"project_id": pid})
-	rows = rowsBy(t, out["requirements"], "requirement")
+	rows = twintest.RowsBy(t, out["requirements"], "requirement")
 	if r := rows["light"]; r["status"] != "pass" || r["value"] != 0.0785 || r["source"].(map[string]any)["item_ref"] != "CAD-LID@1" ||
 		!strings.Contains(r["source"].(map[string]any)["property"].(string), "volume_mm3 x the density of material steel") {
 		t.Errorf("light from the lid's volume = %v, want 0.0785 kg", r)

@@ -6,23 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metaforge/metaforge/adapters/twin/twintest"
 	"github.com/metaforge/metaforge/twin"
 )
-
-// rowsBy indexes a list of result rows by one of their fields.
-func rowsBy(t *testing.T, list any, field string) map[string]map[string]any {
-	t.Helper()
-	out := map[string]map[string]any{}
-	items, ok := list.([]any)
-	if !ok {
-		t.Fatalf("want a list, got %T %v", list, list)
-	}
-	for _, it := range items {
-		row := it.(map[string]any)
-		out[row[field].(string)] = row
-	}
-	return out
-}
 
 // The worked example of a component selection: the TPS62840 chosen for a rail that needs
 // quiescent current <= 50 uA has 75 uA. The selection is still recorded,
@@ -65,7 +51,7 @@ func TestComponentSelectionHoldsSpecsAgainstRequirements(t *testing.T) {
 	if !reflect.DeepEqual(sel["checked_against"], []any{"CS-POWER-REQUIREMENTS@1"}) {
 		t.Errorf("checked_against = %v", sel["checked_against"])
 	}
-	margins := rowsBy(t, sel["requirement_margins"], "requirement")
+	margins := twintest.RowsBy(t, sel["requirement_margins"], "requirement")
 	if len(margins) != 4 {
 		t.Errorf("requirement_margins has %d rows, want iq, vout, fsw, duty: %v", len(margins), sel["requirement_margins"])
 	}
@@ -91,7 +77,7 @@ func TestComponentSelectionHoldsSpecsAgainstRequirements(t *testing.T) {
 		}
 	}
 
-	unchecked := rowsBy(t, sel["unchecked_requirements"], "requirement")
+	unchecked := twintest.RowsBy(t, sel["unchecked_requirements"], "requirement")
 	if len(unchecked) != 4 {
 		t.Errorf("unchecked_requirements has %d rows, want cost, thin, low noise, ripple (stiff targets a cad_model and names no spec): %v",
 			len(unchecked), sel["unchecked_requirements"])
@@ -145,7 +131,7 @@ func TestComponentSelectionHoldsSpecsAgainstRequirements(t *testing.T) {
 	if next["item_ref"] != "BOM-MAIN-BUCK@2" || !reflect.DeepEqual(next["violates"], []any{}) {
 		t.Fatalf("second selection = %v", next)
 	}
-	iq := rowsBy(t, next["requirement_margins"], "requirement")["iq"]
+	iq := twintest.RowsBy(t, next["requirement_margins"], "requirement")["iq"]
 	if iq["spec_value"] != 0.06 || iq["margin"] != 49.94 || iq["margin_pct"] != 99.88 || iq["satisfied"] != true || iq["spec_as_given"] != "60 nA" {
 		t.Errorf("iq with 60 nA = %v, want 0.06 uA, margin 49.94, 99.88%%", iq)
 	}
