@@ -246,6 +246,16 @@ func stdoutPipe(t *testing.T, cmd *exec.Cmd) *os.File {
 	return r
 }
 
+// stdoutTail is the last lines of what the process wrote on stdout, headed,
+// or "" when there were none or the caller read stdout itself. The Temporal
+// UI's web server logs its fatal errors there.
+func (p *process) stdoutTail() string {
+	if p.stdout == nil || p.stdout.String() == "" {
+		return ""
+	}
+	return "\nstdout (last lines):\n" + tail(p.stdout.String(), 10)
+}
+
 func (p *process) exited() bool {
 	select {
 	case <-p.done:
@@ -298,21 +308,6 @@ func tail(s string, n int) string {
 	return strings.Join(lines, "\n")
 }
 
-// freePorts asks the kernel for n distinct free ports on 127.0.0.1.
-func freePorts(t *testing.T, n int) []int {
-	t.Helper()
-	var ports []int
-	for range n {
-		l, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			t.Fatalf("find a free port: %v", err)
-		}
-		defer l.Close()
-		ports = append(ports, l.Addr().(*net.TCPAddr).Port)
-	}
-	return ports
-}
-
 // serve starts `metaforge serve` on the given ports and waits for /healthz.
 func serve(t *testing.T, temporalPort, uiPort, httpPort int) *process {
 	t.Helper()
@@ -334,7 +329,7 @@ func waitHealthy(t *testing.T, p *process, url string, within time.Duration) {
 	var last string
 	for time.Now().Before(deadline) {
 		if p.exited() {
-			t.Fatalf("%s exited (%v) before %s answered:\n%s", p.name, p.waitErr, url, tail(p.stderr.String(), 30))
+			t.Fatalf("%s exited (%v) before %s answered:\n%s%s", p.name, p.waitErr, url, tail(p.stderr.String(), 30), p.stdoutTail())
 		}
 		resp, err := hc.Get(url)
 		if err == nil {
