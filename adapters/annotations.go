@@ -17,10 +17,38 @@ type Annotations struct {
 	// approvals, promotions, change approvals): it is always held, and an
 	// answer that identifies nobody (an elicitation) cannot approve it.
 	HumanAuthority bool
-	// ApprovedElsewhere marks a write whose authorisation is a separate,
-	// recorded approval (a flow version's), so the call itself is not
-	// held: holding it too would ask a person twice for one decision.
-	ApprovedElsewhere bool
+	// Proposes marks a write that only records a proposal (a flow
+	// version, a gate decision) which takes effect when a person approves
+	// that proposal through its own decision. The call is not held: the
+	// proposal is itself the question put to a person, and holding it too
+	// would ask twice for one decision.
+	Proposes bool
+}
+
+// Approval classes: what the hold does with a tool's calls, as the client
+// is shown it in the tool's _meta (ApprovalMetaKey).
+const (
+	ApprovalNone           = "none"            // read-only: never held
+	ApprovalProposal       = "proposal"        // records a proposal a person decides elsewhere: not held
+	ApprovalWrite          = "write"           // held for a remote or untrusted caller
+	ApprovalHumanAuthority = "human_authority" // always held, for an identified person
+)
+
+// ApprovalMetaKey is the tools/list _meta key that carries a tool's
+// approval class, so a client sees the rule the server applies.
+const ApprovalMetaKey = "io.metaforge/approval"
+
+// Approval is the tool's approval class: the one rule the hold reads.
+func (a Annotations) Approval() string {
+	switch {
+	case a.HumanAuthority:
+		return ApprovalHumanAuthority
+	case a.ReadOnly:
+		return ApprovalNone
+	case a.Proposes:
+		return ApprovalProposal
+	}
+	return ApprovalWrite
 }
 
 // Given is the annotation in force on a server whose twin mutation flag is
@@ -132,8 +160,9 @@ var annotationTable = map[string]Annotations{
 	"fixture.timeout":    {ReadOnly: true, Idempotent: true},
 	"fixture.write":      {},
 	"fixture.sign_off":   {HumanAuthority: true},
-	// Design flows. A version's approval is the one authorisation of its
-	// proposal and its runs; a patch records who approved it.
+	// Design flows. A proposal (a flow version, a gate decision from the
+	// chat) is decided by a person through its own approval; starting a
+	// run is a write like any other; a patch records who approved it.
 	"flow.list":              {ReadOnly: true, Idempotent: true},
 	"flow.compile_intent":    {ReadOnly: true, Idempotent: true},
 	"flow.capabilities":      {ReadOnly: true, Idempotent: true},
@@ -141,13 +170,14 @@ var annotationTable = map[string]Annotations{
 	"flow.lifecycle":         {ReadOnly: true, Idempotent: true},
 	"flow.verify_completion": {ReadOnly: true, Idempotent: true},
 	"flow.await_gate":        {ReadOnly: true, Idempotent: true},
-	"flow.propose":           {Idempotent: true, ApprovedElsewhere: true},
-	"flow.start_run":         {Idempotent: true, ApprovedElsewhere: true},
-	"run.start_design_flow":  {Idempotent: true, ApprovedElsewhere: true},
+	"flow.propose":           {Idempotent: true, Proposes: true},
+	"flow.start_run":         {Idempotent: true},
+	"run.start_design_flow":  {Idempotent: true},
 	"run.get_status":         {ReadOnly: true, Idempotent: true},
 	"flow.patch":             {HumanAuthority: true, Idempotent: true},
-	// A chat answer recorded as a proposal: a person confirms it elsewhere.
-	"flow.propose_gate_decision": {Idempotent: true, ApprovedElsewhere: true},
+	// A chat answer recorded as a proposal: a person confirms it on the
+	// run's gate.
+	"flow.propose_gate_decision": {Idempotent: true, Proposes: true},
 	"phase.list_tasks":           {ReadOnly: true, Idempotent: true},
 	"phase.claim":                {Idempotent: true},
 	"phase.submit":               {Idempotent: true},

@@ -76,25 +76,28 @@ type ruling struct {
 	ann    adapters.Annotations
 }
 
-// rule decides whether a call is held. What is held follows the annotations
-// the client is shown: a tool that is not read-only (or nobody classified)
-// is a write. A remote or untrusted caller's write is held; a local one
-// only when its client can be asked, when --hold-local-writes says so, or
-// when the tool records who decided. A write authorised by an approval
-// recorded elsewhere (a flow version's) is not held again.
+// rule decides whether a call is held. It is the one hold rule: every
+// tools/call of every dialect passes through dispatch, which asks it, and
+// it reads only the tool's approval class, the same one tools/list shows
+// the client (adapters.Annotations.Approval). A read or a proposal (which a
+// person decides through its own approval) is not held. A write is held
+// for a remote or untrusted caller; for a local one only when its client
+// can be asked or --hold-local-writes says so. A human-authority tool is
+// always held. A tool nobody classified is a write.
 func (s *Server) rule(req *mcp.CallToolRequest, in workflows.ToolCallInput) ruling {
 	ann, _ := adapters.AnnotationsFor(in.ToolID)
 	ann = ann.Given(s.opts.AllowTwinMutations)
 	r := ruling{ann: ann}
-	if ann.ReadOnly || ann.ApprovedElsewhere {
+	approval := ann.Approval()
+	if approval == adapters.ApprovalNone || approval == adapters.ApprovalProposal {
 		return r
 	}
 	canElicit := s.canElicit(req)
 	switch {
+	case approval == adapters.ApprovalHumanAuthority:
+		r.held, r.reason = true, "records a human decision; always held for an identified approver"
 	case in.Caller != CallerLocal:
 		r.held, r.reason = true, fmt.Sprintf("writes; held for approval (%s caller)", in.Caller)
-	case ann.HumanAuthority:
-		r.held, r.reason = true, "records a human decision; always held for an identified approver"
 	case s.holds.HoldLocalWrites:
 		r.held, r.reason = true, "writes; held for approval (--hold-local-writes)"
 	case canElicit:

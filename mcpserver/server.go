@@ -125,6 +125,9 @@ func toolFor(m adapters.Manifest, allowTwinMutations bool) *mcp.Tool {
 			OpenWorldHint:   &ann.OpenWorld,
 		},
 	}
+	// The approval class is shown with the hints, so a client knows which
+	// calls will be held before it makes them.
+	t.Meta = mcp.Meta{adapters.ApprovalMetaKey: ann.Approval()}
 	if len(m.OutputSchema) > 0 {
 		t.OutputSchema = m.OutputSchema
 	}

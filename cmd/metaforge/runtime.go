@@ -46,10 +46,12 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 		ops.stop()
 		return nil, err
 	}
-	tw, err := openTwin(ctx, rtOpts.dataDir, rtOpts.allowTwinMutations, logger)
-	if err != nil {
-		ops.stop()
-		return nil, err
+	tw := rtOpts.twin
+	if tw == nil {
+		if tw, err = openTwin(ctx, rtOpts.dataDir, rtOpts.allowTwinMutations, logger); err != nil {
+			ops.stop()
+			return nil, err
+		}
 	}
 	t, err := worker.ConnectTemporal(ctx, opts)
 	if err != nil {
@@ -174,4 +176,7 @@ type runtimeOptions struct {
 	roots   fileRoots
 	// profile is --profile, the tool profile served by default.
 	profile string
+	// twin is a twin opened by the caller (a test's, which it can
+	// observe); nil opens the one the environment names (openTwin).
+	twin *twinadapter.Backend
 }
