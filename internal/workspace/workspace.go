@@ -180,6 +180,29 @@ func (w *Workspace) ResolveWrite(callDir, what, path string) (string, error) {
 	return real, nil
 }
 
+// Inside reports whether path (absolute, or relative to Root) stays in
+// the read roots as far as it exists, links followed, judged without
+// looking at anything outside them: for a file a tool names but does not
+// need to exist (a library a KiCad project lists). A path leading out is
+// logged as ResolveRead logs it.
+func (w *Workspace) Inside(what, path string) bool {
+	roots := w.Roots()
+	abs, err := absolute(path, w.Root)
+	if err != nil || strings.ContainsRune(path, 0) {
+		return false
+	}
+	real, _, err := walk(abs, roots)
+	var left *leftRoots
+	switch {
+	case errors.As(err, &left):
+		slog.Warn("workspace: refused a path outside the allowed roots", "argument", what, "path", path, "leads_to", left.at, "for", "reading")
+		return false
+	case err != nil:
+		return false
+	}
+	return Within(real, roots)
+}
+
 // outside is the refusal of a path that left the roots (err a
 // *leftRoots), the same whatever is there, with where it led logged; any
 // other err says why a path inside could not be followed.
