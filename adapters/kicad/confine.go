@@ -196,6 +196,9 @@ func (a *Adapter) screenPath(what, path, dir string) error {
 		bad = name
 		return v
 	})
+	if bad == "" && strings.Contains(expanded, "$") {
+		bad = expanded[strings.Index(expanded, "$"):] // KiCad expands $VAR too
+	}
 	if bad != "" {
 		return protocol.Invalid("%s %q names the environment variable %s, which the worker's environment decides: use ${KIPRJMOD} or a path inside the allowed roots", what, path, bad)
 	}

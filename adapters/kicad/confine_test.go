@@ -97,6 +97,7 @@ func TestDesignCompanionsConfined(t *testing.T) {
 		{"library outside", ToolRunDRC, "library evil's uri", fpTable(filepath.Join(outside, "x.pretty"))},
 		{"library climbing out of ${KIPRJMOD}", ToolRunDRC, "library evil's uri", fpTable("${KIPRJMOD}/" + climb + "/x.pretty")},
 		{"library from an environment variable", ToolRunDRC, "environment variable HOME", fpTable("${HOME}/x.pretty")},
+		{"library from an unbraced variable", ToolRunDRC, "environment variable $HOME", fpTable("$HOME/x.pretty")},
 		{"library by URI", ToolRunDRC, "is a URI", fpTable("https://example.com/x.pretty")},
 		{"library in /proc", ToolRunDRC, "library evil's uri", fpTable("/proc/self/environ")},
 		{"KiCad's libraries climbed out of", ToolRunDRC, "climbs out of KiCad's libraries", fpTable("${KICAD6_FOOTPRINT_DIR}/../../../etc")},
