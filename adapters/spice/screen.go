@@ -60,15 +60,15 @@ var paramName = regexp.MustCompile(`(?i)(?:^|[ \t\n\v\f\r(),=])(file|input_file|
 var modelCard = regexp.MustCompile(`(?i)^\s*\.model\S*\s+(\S+?)\s+([A-Za-z0-9_]+)`)
 
 // titleHazard is what ngspice acts on even in line 1, the title, if the
-// line starts with it ("" when nothing).
+// line starts with it ("" when nothing): it reads includes there, and an
+// *ng_script title makes the deck a command script. (A "*#" title is not
+// run: ngspice runs those lines from line 2.)
 func titleHazard(line string) string {
 	t := strings.TrimLeft(line, cSpace)
 	w := firstWord(line)
 	switch {
 	case strings.HasPrefix(strings.ToLower(t), "*ng_script"):
 		return "*ng_script (the whole deck would run as ngspice commands)"
-	case strings.HasPrefix(t, "*#"):
-		return "a *# command"
 	case isInclude(w), isControl(w):
 		return w
 	}
