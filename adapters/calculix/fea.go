@@ -102,6 +102,9 @@ func (a *Adapter) solve(ctx context.Context, meshPath, job, deck string, fields 
 	if err != nil {
 		return nil, err
 	}
+	if err := a.screenMesh(meshPath, dir); err != nil {
+		return nil, err
+	}
 	if _, err := linkMesh(dir, meshPath); err != nil {
 		return nil, err
 	}

@@ -80,6 +80,9 @@ func (a *Adapter) prepare(req MeshRequest) (meshJob, error) {
 	if err != nil {
 		return j, err
 	}
+	if err := checkStepRefs(input); err != nil {
+		return j, err
+	}
 	j.input = input
 	return j, nil
 }

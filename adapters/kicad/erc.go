@@ -43,6 +43,9 @@ func (a *Adapter) runERC(ctx context.Context, args json.RawMessage) (*ERCResult,
 	if err != nil {
 		return nil, err
 	}
+	if err := a.screenDesign(sch, true); err != nil {
+		return nil, err
+	}
 	if _, err := exec.LookPath(kicadCLI); err != nil {
 		return nil, protocol.Unavailable("kicad-cli (KiCad 7 or newer) not found on PATH; KiCad 6's ERC runs only in the eeschema GUI")
 	}

@@ -51,6 +51,9 @@ func (a *Adapter) pcbnewMissing() error {
 // checked by resolveDesign, writing only into outDir, and decodes the JSON
 // it prints into out.
 func (a *Adapter) runBoard(ctx context.Context, command, board, outDir string, out any, extra ...string) error {
+	if err := a.screenDesign(board, false); err != nil {
+		return err
+	}
 	args := append([]string{"-c", boardScript, command, board, outDir}, extra...)
 	res, err := solver.Run(ctx, solver.Command{
 		Binary:      a.python(),

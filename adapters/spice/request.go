@@ -3,7 +3,6 @@ package spice
 import (
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -217,6 +216,9 @@ func (a *Adapter) prepare(req Request) (job, error) {
 	j.vectors = req.Vectors
 
 	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	if err := inc.cards(lines, source{name: "netlist", dir: base}); err != nil {
+		return j, err
+	}
 	var body []string
 	var cards []string // the netlist's own analysis cards, as written
 	cardType := ""
@@ -232,14 +234,6 @@ func (a *Adapter) prepare(req Request) (job, error) {
 			word = f[0]
 		}
 		switch {
-		case isControl(word):
-			return j, protocol.Invalid("netlist line %d: %s blocks are refused: they run arbitrary ngspice commands (shell, file writes). Remove the .control ... .endc block and give the analysis as analysis_type and params", i+1, word)
-		case isInclude(word):
-			rewritten, err := inc.line(line, base, fmt.Sprintf("netlist line %d", i+1))
-			if err != nil {
-				return j, err
-			}
-			line = rewritten
 		case word == ".end":
 			continue // the deck's end is written after the analysis card
 		case cardTypes[word] != "":
@@ -305,6 +299,17 @@ func (a *Adapter) readConfined(what, path string) (string, string, error) {
 		return "", "", protocol.Invalid("%s %q cannot be read: %v", what, path, err)
 	}
 	return string(b), real, nil
+}
+
+// roots are the folders the deck may read from; nil when unconfined.
+func (a *Adapter) roots() []string {
+	switch {
+	case a.Files != nil:
+		return a.Files.Roots()
+	case len(a.AllowedRoots) > 0:
+		return a.AllowedRoots
+	}
+	return nil
 }
 
 // resolve checks a file the deck reads the same way every adapter does.

@@ -192,11 +192,14 @@ func collectLog(stderr, stdout string, failed bool) []string {
 	return logs
 }
 
+// filteredEnv is this process's environment without ngspice's own
+// variables (SPICE_*, and NGSPICE_INPUT_DIR, where code models look for a
+// relative file) and HOME, so nothing outside the deck steers ngspice.
 func filteredEnv() []string {
 	var env []string
 	for _, kv := range os.Environ() {
 		k, _, _ := strings.Cut(kv, "=")
-		if strings.HasPrefix(k, "SPICE_") || k == "HOME" {
+		if strings.HasPrefix(k, "SPICE_") || strings.HasPrefix(k, "NGSPICE_") || k == "HOME" {
 			continue
 		}
 		env = append(env, kv)

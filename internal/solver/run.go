@@ -12,6 +12,7 @@ import (
 	"context"
 	"errors"
 	"os/exec"
+	"runtime"
 	"syscall"
 	"time"
 
@@ -73,11 +74,20 @@ func Run(ctx context.Context, c Command) (Output, error) {
 // runLocal runs the program at path with args on this machine, in its own
 // process group, with c's directory, environment and timeout hint. The
 // sandbox uses it too, with bwrap as the program.
+//
+// The program dies with this process: Pdeathsig sends it SIGKILL when its
+// parent goes, so a worker killed mid-run leaves no solver behind. The
+// kernel takes "parent" to be the thread that forked it, and Go may end a
+// thread whose goroutine exits while locked to it; so the run holds its
+// thread until the program has exited, and the signal comes only when the
+// process does.
 func runLocal(ctx context.Context, path string, args []string, c Command) (Output, error) {
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	cmd := exec.CommandContext(ctx, path, args...)
 	cmd.Dir = c.Dir
 	cmd.Env = c.Env
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	cmd.WaitDelay = 2 * time.Second
 	var stdout, stderr bytes.Buffer

@@ -1,10 +1,13 @@
 package workspace
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -32,12 +35,14 @@ func TestConfinementCorpus(t *testing.T) {
 		}
 	}
 	for link, target := range map[string]string{
-		p("work", "link-out"): p("work2", "secret.txt"),
-		p("work", "dangling"): p("nowhere", "x"),
-		p("out", "link-out"):  p("work2", "secret.txt"),
-		p("out", "dangling"):  p("nowhere", "y"),
-		p("out", "dir-out"):   p("work2"),
-		p("work", "link-in"):  p("work", "in.txt"),
+		p("work", "link-out"):    p("work2", "secret.txt"),
+		p("work", "dangling"):    p("nowhere", "x"),
+		p("out", "link-out"):     p("work2", "secret.txt"),
+		p("out", "dangling"):     p("nowhere", "y"),
+		p("out", "dir-out"):      p("work2"),
+		p("work", "link-in"):     p("work", "in.txt"),
+		p("work", "dangling-in"): p("work", "gone.txt"),
+		p("out", "dangling-in"):  p("out", "gone.txt"),
 	} {
 		if err := os.Symlink(target, link); err != nil {
 			t.Fatal(err)
@@ -69,7 +74,8 @@ func TestConfinementCorpus(t *testing.T) {
 		{"read: absolute, outside", "/etc/passwd", false, "outside the allowed roots for reading"},
 		{"read: /work2 is not inside /work", p("work2", "secret.txt"), false, "outside the allowed roots for reading"},
 		{"read: a link leading out", p("work", "link-out"), false, "outside the allowed roots for reading"},
-		{"read: a link to nowhere", p("work", "dangling"), false, "does not exist"},
+		{"read: a link to nowhere outside", p("work", "dangling"), false, "outside the allowed roots for reading"},
+		{"read: a link to nowhere inside", p("work", "dangling-in"), false, "does not exist"},
 		{"read: .. below a missing folder", raw("work", "missing", "..", "in.txt"), false, "does not exist"},
 
 		{"a new file in the write root", p("out", "new.txt"), true, ok},
@@ -82,7 +88,8 @@ func TestConfinementCorpus(t *testing.T) {
 		{"write: /out2 is not inside /out", p("out2", "x.txt"), true, "outside the allowed roots for writing"},
 		{"write: a link leading out", p("out", "link-out"), true, "outside the allowed roots for writing"},
 		{"write: a folder link leading out", p("out", "dir-out", "new.txt"), true, "outside the allowed roots for writing"},
-		{"write: a link to nowhere", p("out", "dangling"), true, "leads nowhere"},
+		{"write: a link to nowhere outside", p("out", "dangling"), true, "outside the allowed roots for writing"},
+		{"write: a link to nowhere inside", p("out", "dangling-in"), true, "leads nowhere"},
 		{"write: .. below a missing folder", raw("out", "missing", "..", "new.txt"), true, ".. below"},
 		{"write: .. below a missing folder, back in", raw("out", "missing", "..", "..", "out", "new.txt"), true, ".. below"},
 		{"write: nearest existing folder outside", p("elsewhere", "sub", "new.txt"), true, "outside the allowed roots for writing"},
@@ -164,5 +171,89 @@ func TestUnconfined(t *testing.T) {
 	}
 	if _, err := ws.ResolveRead("f", filepath.Join(other, "f.txt")); err != nil {
 		t.Errorf("a read root is readable: %v", err)
+	}
+}
+
+// A path that leads outside the roots gets one answer whatever is there:
+// an existing file, a missing one, a folder, a link to either, a link
+// chain, /proc. The refusal names the roots (which help an honest caller)
+// but never where a link points nor whether the target exists; that goes
+// to the server's log, at warn.
+func TestOutsideGetsOneAnswer(t *testing.T) {
+	base := t.TempDir()
+	p := func(parts ...string) string { return filepath.Join(append([]string{base}, parts...)...) }
+	for _, d := range []string{p("work"), p("out"), p("secret", "dir")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(p("secret", "exists.txt"), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	links := map[string]string{
+		"to-file":    p("secret", "exists.txt"),
+		"to-missing": p("secret", "missing.txt"),
+		"to-dir":     p("secret", "dir"),
+		"to-link":    p("work", "to-file"),
+		"relative":   "../secret/exists.txt",
+	}
+	for _, dir := range []string{"work", "out"} {
+		for name, target := range links {
+			if err := os.Symlink(target, p(dir, name)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	var logged bytes.Buffer
+	prev := slog.Default()
+	slog.SetDefault(slog.New(slog.NewTextHandler(&logged, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	t.Cleanup(func() { slog.SetDefault(prev) })
+
+	ws := New(p("data"))
+	ws.Confine([]string{p("work")}, []string{p("out")})
+	call, err := ws.ForCall(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, write := range []bool{false, true} {
+		dir := "work"
+		if write {
+			dir = "out"
+		}
+		paths := []string{
+			p("secret", "exists.txt"), p("secret", "missing.txt"), p("secret", "dir"), p("secret", "nodir", "x.txt"),
+			p(dir, "to-file"), p(dir, "to-missing"), p(dir, "to-dir"), p(dir, "to-link"), p(dir, "relative"),
+			p(dir, "to-dir", "x.txt"), p(dir, "..", "secret", "exists.txt"), "/proc/self/environ", "/etc/hostname", "/nonexistent/x",
+		}
+		answers := map[string][]string{}
+		for _, path := range paths {
+			var err error
+			if write {
+				_, err = ws.ResolveWrite(call, "output_file", path)
+			} else {
+				_, err = ws.ResolveRead("input_file", path)
+			}
+			if err == nil {
+				t.Errorf("write=%v: %s was allowed", write, path)
+				continue
+			}
+			msg := strings.Replace(err.Error(), strconv.Quote(path), "PATH", 1)
+			answers[msg] = append(answers[msg], path)
+			if strings.Contains(msg, p("secret")) {
+				t.Errorf("write=%v: the refusal of %s tells where it leads: %s", write, path, msg)
+			}
+			if !strings.Contains(msg, p(dir)) {
+				t.Errorf("write=%v: the refusal of %s does not name the allowed roots: %s", write, path, msg)
+			}
+		}
+		if len(answers) != 1 {
+			t.Errorf("write=%v: outside paths got %d different answers, want one:", write, len(answers))
+			for msg, ps := range answers {
+				t.Logf("  %q for %v", msg, ps)
+			}
+		}
+	}
+	if !strings.Contains(logged.String(), "level=WARN") || !strings.Contains(logged.String(), p("secret", "exists.txt")) {
+		t.Errorf("the server log does not say where a refused path led:\n%s", logged.String())
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -96,30 +97,34 @@ func (w *Workspace) Roots() []string {
 // read roots (links followed, whole folder names compared). A relative path
 // is taken against Root. It returns the resolved path, which is what the
 // tool opens.
+//
+// A path that leads outside the roots gets one answer, whatever is there:
+// the walk stops where it leaves them, before looking at anything outside,
+// so the refusal says nothing about which files exist there or where a
+// link points. Where it led goes to the server's log.
 func (w *Workspace) ResolveRead(what, path string) (string, error) {
+	roots := w.Roots()
 	if strings.TrimSpace(path) == "" {
-		return "", protocol.Invalid("%s is empty: give the path of a file under %s", what, strings.Join(w.Roots(), ", "))
+		return "", protocol.Invalid("%s is empty: give the path of a file under %s", what, strings.Join(roots, ", "))
 	}
 	abs, err := absolute(path, w.Root)
 	if err != nil {
 		return "", protocol.Invalid("%s %q: %v", what, path, err)
 	}
-	// EvalSymlinks takes .. after the links before it, as the system
-	// would, and refuses .. below a folder that does not exist.
-	real, err := filepath.EvalSymlinks(abs)
+	real, rest, err := walk(abs, roots)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return "", protocol.Invalid("%s %q does not exist (or passes through a folder or link that does not); give the path a tool returned, under %s",
-				what, path, strings.Join(w.Roots(), ", "))
-		}
-		return "", protocol.Invalid("%s %q cannot be resolved: %v", what, path, err)
+		return "", outside(what, path, "reading", roots, "", err)
 	}
-	if !Within(real, w.Roots()) {
-		return "", protocol.Invalid("%s %q (resolved to %s) is outside the allowed roots for reading: %s", what, path, real, strings.Join(w.Roots(), ", "))
+	if len(rest) > 0 {
+		return "", protocol.Invalid("%s %q does not exist (or passes through a folder or link that does not); give the path a tool returned, under %s",
+			what, path, strings.Join(roots, ", "))
+	}
+	if !Within(real, roots) {
+		return "", outside(what, path, "reading", roots, "", &leftRoots{at: real})
 	}
 	st, err := os.Stat(real)
 	if err != nil {
-		return "", protocol.Invalid("%s %q: %v", what, path, err)
+		return "", protocol.Invalid("%s %q cannot be resolved: %v", what, path, err)
 	}
 	if !st.Mode().IsRegular() {
 		return "", protocol.Invalid("%s %q is not a regular file", what, path)
@@ -133,7 +138,8 @@ func (w *Workspace) ResolveRead(what, path string) (string, error) {
 // its nearest existing folder's links are followed and the rest must be
 // plain names, so .. below a missing folder is refused, and so is a link
 // to nowhere (writing through it would create its target). It returns the
-// resolved path, which is what the tool writes.
+// resolved path, which is what the tool writes. A path leading outside
+// gets one answer, as in ResolveRead.
 func (w *Workspace) ResolveWrite(callDir, what, path string) (string, error) {
 	roots := append([]string{callDir}, w.WriteRoots...)
 	if strings.TrimSpace(path) == "" {
@@ -143,21 +149,70 @@ func (w *Workspace) ResolveWrite(callDir, what, path string) (string, error) {
 	if err != nil {
 		return "", protocol.Invalid("%s %q: %v", what, path, err)
 	}
-	real, err := resolveNew(abs)
+	hint := ""
+	if len(w.WriteRoots) == 0 {
+		hint = " (the server has no write roots; give a plain file name, written in the call's own folder)"
+	}
+	real, rest, err := walk(abs, roots)
 	if err != nil {
-		return "", protocol.Invalid("%s %q is refused: %v", what, path, err)
+		return "", outside(what, path, "writing", roots, hint, err)
+	}
+	if len(rest) > 0 {
+		if rest[0].link {
+			return "", protocol.Invalid("%s %q is refused: it is a link that leads nowhere (writing through it would create its target)", what, path)
+		}
+		if st, err := os.Stat(real); err != nil || !st.IsDir() {
+			return "", protocol.Invalid("%s %q is refused: %s is not a folder", what, path, real)
+		}
+		for _, p := range rest {
+			if p.name == ".." {
+				return "", protocol.Invalid("%s %q is refused: .. below %s, a folder that does not exist", what, path, filepath.Join(real, rest[0].name))
+			}
+			real = filepath.Join(real, p.name)
+		}
 	}
 	if !Within(real, roots) {
-		hint := ""
-		if len(w.WriteRoots) == 0 {
-			hint = " (the server has no write roots; give a plain file name, written in the call's own folder)"
-		}
-		return "", protocol.Invalid("%s %q (resolved to %s) is outside the allowed roots for writing: %s%s", what, path, real, strings.Join(roots, ", "), hint)
+		return "", outside(what, path, "writing", roots, hint, &leftRoots{at: real})
 	}
 	if st, err := os.Stat(real); err == nil && st.IsDir() {
 		return "", protocol.Invalid("%s %q is a folder, not a file", what, path)
 	}
 	return real, nil
+}
+
+// Inside reports whether path (absolute, or relative to Root) stays in
+// the read roots as far as it exists, links followed, judged without
+// looking at anything outside them: for a file a tool names but does not
+// need to exist (a library a KiCad project lists). A path leading out is
+// logged as ResolveRead logs it.
+func (w *Workspace) Inside(what, path string) bool {
+	roots := w.Roots()
+	abs, err := absolute(path, w.Root)
+	if err != nil || strings.ContainsRune(path, 0) {
+		return false
+	}
+	real, _, err := walk(abs, roots)
+	var left *leftRoots
+	switch {
+	case errors.As(err, &left):
+		slog.Warn("workspace: refused a path outside the allowed roots", "argument", what, "path", path, "leads_to", left.at, "for", "reading")
+		return false
+	case err != nil:
+		return false
+	}
+	return Within(real, roots)
+}
+
+// outside is the refusal of a path that left the roots (err a
+// *leftRoots), the same whatever is there, with where it led logged; any
+// other err says why a path inside could not be followed.
+func outside(what, path, doing string, roots []string, hint string, err error) error {
+	var left *leftRoots
+	if !errors.As(err, &left) {
+		return protocol.Invalid("%s %q cannot be resolved: %v", what, path, err)
+	}
+	slog.Warn("workspace: refused a path outside the allowed roots", "argument", what, "path", path, "leads_to", left.at, "for", doing)
+	return protocol.Invalid("%s %q is outside the allowed roots for %s: %s%s", what, path, doing, strings.Join(roots, ", "), hint)
 }
 
 // absolute makes path absolute against base (the working folder when base
@@ -176,40 +231,111 @@ func absolute(path, base string) (string, error) {
 	return base + string(filepath.Separator) + path, nil
 }
 
-// resolveNew resolves a path that may not exist yet: the nearest existing
-// ancestor (or the path itself) with its links followed, and the missing
-// rest, which must be plain names.
-func resolveNew(abs string) (string, error) {
-	sep := string(filepath.Separator)
-	parts := strings.FieldsFunc(abs, func(r rune) bool { return r == filepath.Separator })
-	// Joined by hand: filepath.Join would clean away a .. the system
-	// must judge after the links before it.
-	prefix := func(n int) string { return sep + strings.Join(parts[:n], sep) }
-	n := len(parts)
-	for ; n > 0; n-- {
-		// Lstat, not Stat: a link to nowhere exists, and is refused below.
-		if _, err := os.Lstat(prefix(n)); err == nil {
-			break
+// leftRoots is where a walk left the roots.
+type leftRoots struct{ at string }
+
+func (l *leftRoots) Error() string { return "outside the allowed roots" }
+
+// part is one name of a path being walked; link says it came from a
+// link's target.
+type part struct {
+	name string
+	link bool
+}
+
+// maxLinks is how many links a walk follows, as the kernel's ELOOP limit.
+const maxLinks = 40
+
+// walk follows abs one name at a time, links included, as the system
+// would, and never looks at a path that is neither inside roots nor a
+// folder above one: it fails with *leftRoots as soon as the path leaves
+// them. It returns the resolved existing part, and the names from the
+// first one that does not exist (none when all of abs exists).
+func walk(abs string, roots []string) (string, []part, error) {
+	real := realRoots(roots)
+	allowed := func(p string) bool { return Within(p, real) || above(p, real) }
+	queue := split(abs, false)
+	cur, links := string(filepath.Separator), 0
+	for len(queue) > 0 {
+		p := queue[0]
+		queue = queue[1:]
+		switch p.name {
+		case "", ".":
+			continue
+		case "..":
+			cur = filepath.Dir(cur)
+			continue
+		}
+		next := filepath.Join(cur, p.name)
+		if !allowed(next) {
+			at := next
+			for _, q := range queue {
+				at += string(filepath.Separator) + q.name
+			}
+			return "", nil, &leftRoots{at: filepath.Clean(at)}
+		}
+		fi, err := os.Lstat(next)
+		if errors.Is(err, fs.ErrNotExist) {
+			return cur, append([]part{p}, queue...), nil
+		}
+		if err != nil {
+			return "", nil, err
+		}
+		if fi.Mode()&fs.ModeSymlink == 0 {
+			cur = next
+			continue
+		}
+		if links++; links > maxLinks {
+			return "", nil, fmt.Errorf("more than %d links: a link loop", maxLinks)
+		}
+		target, err := os.Readlink(next)
+		if err != nil {
+			return "", nil, err
+		}
+		if filepath.IsAbs(target) {
+			cur = string(filepath.Separator)
+		}
+		queue = append(split(target, true), queue...)
+	}
+	return cur, nil, nil
+}
+
+func split(path string, link bool) []part {
+	var parts []part
+	for _, n := range strings.Split(path, string(filepath.Separator)) {
+		parts = append(parts, part{name: n, link: link})
+	}
+	return parts
+}
+
+// realRoots are roots made absolute with their links resolved.
+func realRoots(roots []string) []string {
+	var out []string
+	for _, root := range roots {
+		if root == "" {
+			continue
+		}
+		r, err := filepath.Abs(root)
+		if err != nil {
+			continue
+		}
+		if rr, err := filepath.EvalSymlinks(r); err == nil {
+			r = rr
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// above reports whether p is a folder above one of roots (all absolute,
+// links resolved), through which a walk must pass to reach it.
+func above(p string, roots []string) bool {
+	for _, r := range roots {
+		if rel, err := filepath.Rel(p, r); err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return true
 		}
 	}
-	existing := prefix(n)
-	real, err := filepath.EvalSymlinks(existing)
-	if err != nil {
-		return "", fmt.Errorf("%s is a link that leads nowhere, or cannot be resolved: %v", existing, err)
-	}
-	rest := parts[n:]
-	if len(rest) == 0 {
-		return real, nil
-	}
-	if st, err := os.Stat(real); err != nil || !st.IsDir() {
-		return "", fmt.Errorf("%s is not a folder", existing)
-	}
-	for _, p := range rest {
-		if p == ".." {
-			return "", fmt.Errorf(".. below %s, a folder that does not exist", filepath.Join(real, rest[0]))
-		}
-	}
-	return filepath.Join(append([]string{real}, rest...)...), nil
+	return false
 }
 
 // Within reports whether real (an absolute path with symlinks resolved)
