@@ -13,7 +13,7 @@ MODULE        := github.com/metaforge/metaforge
 RACE_PKGS     := workflows mcpserver worker runs
 TEST_TIMEOUT  ?= 25m
 
-.PHONY: build run solvers test fuzz-short test-deps check fmt-check vet workflowcheck staticcheck bench
+.PHONY: build run solvers test hostile fuzz-short test-deps check fmt-check vet workflowcheck staticcheck bench
 
 build:
 	$(GO) build -o $(BIN) ./cmd/metaforge
@@ -34,9 +34,23 @@ solvers:
 # Temporal server, the TypeScript MCP SDK as an independent client): those
 # of RACE_PKGS under the race detector, the rest without, each once.
 test: test-deps check
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -race $(addprefix ./,$(RACE_PKGS))
-	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) $$($(GO) list ./... | grep -vxF $(foreach p,$(RACE_PKGS),-e $(MODULE)/$(p)))
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -skip '^TestHostile' -race $(addprefix ./,$(RACE_PKGS))
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -skip '^TestHostile' $$($(GO) list ./... | grep -vxF $(foreach p,$(RACE_PKGS),-e $(MODULE)/$(p)))
+	$(MAKE) hostile
 	$(MAKE) fuzz-short
+
+# The hostile catalogue: what an attacker or a careless client tries, per
+# area (frames over /mcp, /rpc and stdio; paths per file argument and solver
+# input construct per runtime; every write as an untrusted caller; decisions
+# per route). Each area prints "hostile AREA: tried N held H failed F"; the
+# target fails when anything got through.
+HOSTILE_PKGS := ./cmd/metaforge ./internal/solver ./mcpserver ./e2e
+hostile:
+	@out=$$(mktemp); status=0; \
+	$(GO) test -count=1 -timeout $(TEST_TIMEOUT) -run '^TestHostile' -v $(HOSTILE_PKGS) >$$out 2>&1 || status=$$?; \
+	grep -E '^hostile |^--- FAIL|^FAIL|^ok|^panic' $$out; \
+	if [ $$status -ne 0 ]; then echo "--- the catalogue failed; the end of its output:"; tail -60 $$out; fi; \
+	rm -f $$out; exit $$status
 
 # A short fuzzing run of the MCP frame screen and of the dispatcher over
 # stdio, /mcp and /rpc (their seed corpus in mcpserver/testdata/fuzz also
