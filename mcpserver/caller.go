@@ -22,3 +22,13 @@ func (s *Server) callerOf(extra *mcp.RequestExtra) string {
 	}
 	return s.opts.Caller
 }
+
+// requesterOf is who asked, where that is proved: the subject of a bearer
+// token the verifier accepted; "" otherwise. The call's hold refuses this
+// person's own approval.
+func requesterOf(extra *mcp.RequestExtra) string {
+	if extra != nil && extra.TokenInfo != nil {
+		return extra.TokenInfo.UserID
+	}
+	return ""
+}
