@@ -63,16 +63,17 @@ func (f serveFlags) open(ctx context.Context) (*serveClient, error) {
 	return c, nil
 }
 
-// serveBase is the base URL of the serve to talk to: the one configured
-// (and its :8765 sibling, as connect tries), else the first well-known
-// gateway that answers as MetaForge. A configured URL is never traded for
-// a well-known one: a decision goes where it was sent or nowhere.
+// serveBase is the base URL of the serve to talk to: the one configured,
+// else the first of connect's well-known gateways that answers as
+// MetaForge. A configured URL is never traded for another (not even its
+// :8765 sibling, which connect also tries): a decision goes where it was
+// sent or nowhere.
 func serveBase(ctx context.Context, configured string) (string, error) {
-	wellKnown := wellKnownGateways
+	candidates := gatewayCandidates("", wellKnownGateways)
 	if configured != "" {
-		wellKnown = nil
+		candidates = []string{mcpEndpoint(configured)}
 	}
-	cs, found, tried := findGateway(ctx, gatewayCandidates(configured, wellKnown), probeOptions{
+	cs, found, tried := findGateway(ctx, candidates, probeOptions{
 		Timeout: probeTimeout, APIKey: os.Getenv("METAFORGE_MCP_API_KEY"), ClientName: "metaforge-cli"})
 	if cs != nil {
 		_ = cs.Close()
