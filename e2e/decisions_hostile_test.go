@@ -364,4 +364,52 @@ func TestHostileDecisionsWithIdentities(t *testing.T) {
 	if err := <-create.done; err != nil || !projectExists() {
 		t.Fatalf("alice's project.create approved by bob: %v", err)
 	}
+
+	// The flow version alice proposes waits for someone else too: its
+	// approval records her as its requester.
+	var projectID string
+	for _, p := range callJSON(t, asBob, "project.list", map[string]any{})["projects"].([]any) {
+		if p.(map[string]any)["name"] == project {
+			projectID = p.(map[string]any)["project_id"].(string)
+		}
+	}
+	proposal := callJSON(t, asAlice, "flow.propose", map[string]any{"project_id": projectID, "flow": "mech_v1",
+		"goal":                  "an aluminium 6061 bracket carrying 200 N with under 0.5 mm deflection and a safety factor of at least 2",
+		"manufacturing_context": "cnc_milling", "target_maturity": "prototype", "loads_and_use": "200 N tip load"})
+	version, approval := proposal["flow_version_id"].(string), proposal["approval_id"].(string)
+	name = "approve alice's flow version: alice's own token"
+	status, raw = hdRequest(t, http.MethodPost, srv.base+"/v1/approvals/"+approval+"/decision", alice, `{"decision":"approve"}`)
+	switch {
+	case status != http.StatusForbidden || !strings.Contains(string(raw), "alice asked for this call and cannot approve it"):
+		tl.Failed(name, "HTTP %d %s; want 403 saying the requester cannot approve her own call", status, raw)
+	default:
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		res, err := asAlice.CallTool(ctx, &mcp.CallToolParams{Name: "flow.start_run", Arguments: map[string]any{"flow_version_id": version}})
+		cancel()
+		if err == nil && !res.IsError {
+			tl.Failed(name, "a run of version %s started", version)
+		} else {
+			tl.Check(name, notDecided(t, srv.base, operator, pendingCall{id: approval, done: make(chan error, 1)}))
+		}
+	}
+	status, raw = hdRequest(t, http.MethodPost, srv.base+"/v1/approvals/"+approval+"/decision", bob, `{"decision":"approve"}`)
+	if status != http.StatusOK || !strings.Contains(string(raw), `"approver":"bob"`) {
+		t.Fatalf("bob approving alice's flow version: HTTP %d %s", status, raw)
+	}
+}
+
+// callJSON calls a tool that must run at once and returns its result.
+func callJSON(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any) map[string]any {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil || res.IsError {
+		t.Fatalf("%s: %v %+v", tool, err, res)
+	}
+	var out map[string]any
+	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	return out
 }

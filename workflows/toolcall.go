@@ -141,6 +141,7 @@ func invokeTool(ctx workflow.Context, in ToolCallInput, approval *Approval) (Too
 		SessionID:      in.SessionID,
 		Caller:         in.Caller,
 		Client:         in.Client,
+		Requester:      in.Requester,
 		Approval:       approval,
 	}).Get(ctx, &out)
 	if err != nil {
