@@ -272,4 +272,31 @@ func TestDecisionsNeedAVerifiedPerson(t *testing.T) {
 	if err := <-done; err == nil || rig.fx.Attempts("guard-2") != 0 {
 		t.Fatalf("a rejected call ran or ended well: %v, ran %d times", err, rig.fx.Attempts("guard-2"))
 	}
+
+	// The legacy dialect on /rpc records its requester too: alice cannot
+	// hold a write there and approve it herself on /v1.
+	legacyDone := make(chan int, 1)
+	go func() {
+		status, _ := rig.do(t, http.MethodPost, rig.guard+"/rpc", alice,
+			`{"jsonrpc":"2.0","id":"w","method":"tool/call","params":{"tool_id":"fixture.write","arguments":{"key":"guard-legacy"}}}`)
+		legacyDone <- status
+	}()
+	id = ""
+	for deadline := time.Now().Add(30 * time.Second); id == "" && time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+		for _, h := range rig.list(t, rig.guard, operator).Approvals {
+			if strings.Contains(h.Summary, "guard-legacy") {
+				id = h.ApprovalID
+			}
+		}
+	}
+	if id == "" {
+		t.Fatal("the legacy tool/call was never held")
+	}
+	if status, d := rig.decide(t, rig.guard, id, alice, `{"decision":"approve"}`); status != http.StatusForbidden || rig.fx.Attempts("guard-legacy") != 0 {
+		t.Errorf("alice approving her own legacy call: HTTP %d %q, ran %d times; want 403", status, d.Error, rig.fx.Attempts("guard-legacy"))
+	}
+	if status, d := rig.decide(t, rig.guard, id, operator, `{"decision":"reject"}`); status != http.StatusOK {
+		t.Fatalf("the operator rejecting: HTTP %d %q", status, d.Error)
+	}
+	<-legacyDone
 }
