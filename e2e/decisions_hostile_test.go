@@ -186,6 +186,12 @@ func TestHostileDecisions(t *testing.T) {
 	r.start()
 	base := fmt.Sprintf("http://127.0.0.1:%d", r.ports[2])
 	operator := operatorToken(t, r.dataDir)
+	// The person at the keyboard is given the pages' link with the token,
+	// and where the CLI finds it.
+	if banner := r.serve.stderr.String(); !strings.Contains(banner, base+"/approvals?token="+operator) ||
+		!strings.Contains(banner, filepath.Join(r.dataDir, "operator-token")) {
+		t.Errorf("serve's banner lacks the approvals link with the token or the token file:\n%s", tail(ownLogs(banner), 20))
+	}
 	remote := httpSessionWith(t, base, nil) // an untrusted client over HTTP: its writes are held
 
 	// Nobody but a person who may decide sees what a held call asks.
