@@ -63,7 +63,7 @@ func (t *Tools) InvokeTool(ctx context.Context, req workflows.InvokeToolRequest)
 	}
 
 	stop := keepHeartbeating(ctx)
-	ci := adapters.CallInfo{CallID: req.CallID, SessionID: req.SessionID, Caller: req.Caller, Client: req.Client}
+	ci := adapters.CallInfo{CallID: req.CallID, SessionID: req.SessionID, Caller: req.Caller, Client: req.Client, Requester: req.Requester}
 	if req.Approval != nil {
 		ci.ApprovedBy, ci.ApproverVerified = req.Approval.ApprovedBy, req.Approval.ApproverVerified
 	}

@@ -10,6 +10,10 @@ type CallInfo struct {
 	SessionID string
 	Caller    string
 	Client    string
+	// Requester is the verified identity that asked ("" when none); a
+	// tool that holds something for approval passes it on, so its
+	// requester cannot approve it.
+	Requester string
 	// ApprovedBy is who approved a held call ("" for a call never held),
 	// and ApproverVerified whether that name was checked: a human-authority
 	// tool records them.

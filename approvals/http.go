@@ -20,17 +20,14 @@ type Decider interface {
 	Decide(ctx context.Context, approvalID string, d workflows.Decision) (workflows.HoldState, error)
 }
 
-// Identity names the person behind a dashboard request, and whether the
-// name was verified (a bearer token the deployment's verifier accepted).
-// Without a verified identity the approver is the name the request gives.
-type Identity func(r *http.Request) (name string, verified bool)
-
 // Handler serves the approvals queue: GET /v1/approvals, POST
-// /v1/approvals/{id}/decision, and the page at /approvals.
+// /v1/approvals/{id}/decision, and the page at /approvals. Only a verified
+// person decides (Authority), and only one who could decide sees what a
+// held call was asked to do.
 type Handler struct {
-	Queue    Decider
-	Identify Identity
-	Logger   *slog.Logger
+	Queue     Decider
+	Authority Authority
+	Logger    *slog.Logger
 }
 
 // Register adds the routes to mux.
@@ -63,7 +60,17 @@ func (h Handler) list(w http.ResponseWriter, r *http.Request) {
 	if held == nil {
 		held = []HeldCall{}
 	}
-	httpjson.Write(w, http.StatusOK, map[string]any{"approvals": held, "count": len(held)})
+	out := map[string]any{"approvals": held, "count": len(held)}
+	if !h.Authority.MayDecide(r) {
+		// The arguments are what a reviewer weighs; anyone else learns
+		// only that calls wait, and how to become a reviewer.
+		for i := range held {
+			held[i].Summary = ""
+		}
+		out["arguments_hidden"] = true
+		out["how_to_see_them"] = "arguments are shown only to a person who may decide: " + h.Authority.HowToDecide()
+	}
+	httpjson.Write(w, http.StatusOK, out)
 }
 
 // DecisionRequest is the body of POST /v1/approvals/{id}/decision.
@@ -76,10 +83,16 @@ type DecisionRequest struct {
 func (h Handler) decide(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	var body DecisionRequest
+	// Who decides is settled before the body is read: nothing a caller
+	// who may not decide sends is looked at.
+	decider, ok := h.Authority.Decider(w, r)
+	if !ok {
+		return
+	}
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&body); err != nil {
-		httpjson.Error(w, http.StatusBadRequest, `the body must be JSON {"decision": "approve"|"reject", "approver": "your name", "comment": "..."}: `+err.Error())
+		httpjson.Error(w, http.StatusBadRequest, `the body must be JSON {"decision": "approve"|"reject", "comment": "...", "approver": "your name (recorded after operator: when you decide with the operator token)"}: `+err.Error())
 		return
 	}
 	d := workflows.Decision{Route: workflows.RouteDashboard, Comment: strings.TrimSpace(body.Comment)}
@@ -92,18 +105,12 @@ func (h Handler) decide(w http.ResponseWriter, r *http.Request) {
 		httpjson.Error(w, http.StatusBadRequest, fmt.Sprintf(`decision %q: say "approve" or "reject"`, body.Decision))
 		return
 	}
-	d.Approver = strings.TrimSpace(body.Approver)
-	if h.Identify != nil {
-		if name, verified := h.Identify(r); verified {
-			d.Approver, d.ApproverVerified = name, true
-		}
-	}
-	if d.Approver == "" {
-		httpjson.Error(w, http.StatusBadRequest, `approver: say who is deciding ("approver": "your name"); a decision that names nobody is not recorded`)
-		return
-	}
+	d.Approver, d.ApproverVerified = decider.Named(body.Approver).Name, true
 	state, err := h.Queue.Decide(r.Context(), id, d)
 	switch {
+	case errors.Is(err, ErrSelfApproval):
+		httpjson.Error(w, http.StatusForbidden, err.Error())
+		return
 	case errors.Is(err, ErrNoSuchHold):
 		httpjson.Error(w, http.StatusNotFound, err.Error()+"; GET /v1/approvals lists the pending holds")
 		return

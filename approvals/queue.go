@@ -33,10 +33,13 @@ type Ask struct {
 	ToolID    string `json:"tool_id"`
 	AdapterID string `json:"adapter_id"`
 	// Summary is the arguments, redacted and clipped (Summarize).
-	Summary       string `json:"summary"`
-	Reason        string `json:"reason"`
-	Caller        string `json:"caller"`
-	Client        string `json:"client,omitempty"`
+	Summary string `json:"summary"`
+	Reason  string `json:"reason"`
+	Caller  string `json:"caller"`
+	Client  string `json:"client,omitempty"`
+	// Requester is the verified identity that asked ("" when none proved
+	// one); it cannot approve its own call.
+	Requester     string `json:"requester,omitempty"`
 	ProjectID     string `json:"project_id,omitempty"`
 	Route         string `json:"route"`
 	WindowSeconds int    `json:"window_seconds"`
@@ -130,6 +133,8 @@ func heldCallFrom(e *workflowpb.WorkflowExecutionInfo) HeldCall {
 var (
 	ErrNoSuchHold = errors.New("no such held call")
 	ErrNotPending = errors.New("not pending")
+	// ErrSelfApproval is the requester approving her own call.
+	ErrSelfApproval = errors.New("refused")
 )
 
 // Decide applies a decision to hold approvalID and returns the hold's
@@ -168,6 +173,8 @@ func decideError(approvalID string, err error) error {
 		return fmt.Errorf("approval %s: %w", approvalID, ErrNoSuchHold)
 	case strings.Contains(err.Error(), "unknown update") || strings.Contains(err.Error(), "not registered"):
 		return fmt.Errorf("approval %s: that call is not held for approval: %w", approvalID, ErrNotPending)
+	case strings.Contains(err.Error(), workflows.SelfApproval):
+		return fmt.Errorf("%s: %w", selfApprovalText(err), ErrSelfApproval)
 	case strings.Contains(err.Error(), "already decided") || strings.Contains(err.Error(), "no longer pending"):
 		return fmt.Errorf("%s: %w", rejectionText(err), ErrNotPending)
 	case strings.Contains(err.Error(), "already completed") || strings.Contains(err.Error(), "workflow execution already completed"):
@@ -180,6 +187,19 @@ func decideError(approvalID string, err error) error {
 func rejectionText(err error) string {
 	msg := err.Error()
 	if i := strings.Index(msg, "approval "); i >= 0 {
+		msg = msg[i:]
+	}
+	if i := strings.Index(msg, " (type:"); i >= 0 {
+		msg = msg[:i]
+	}
+	return msg
+}
+
+// selfApprovalText is the validator's sentence about a requester's own
+// approval, without the SDK's wrapping.
+func selfApprovalText(err error) string {
+	msg := err.Error()
+	if i := strings.Index(msg, workflows.SelfApproval); i >= 0 {
 		msg = msg[i:]
 	}
 	if i := strings.Index(msg, " (type:"); i >= 0 {

@@ -138,17 +138,26 @@ func TestQueueRefusesACallNeverHeld(t *testing.T) {
 
 func TestDecisionEndpoint(t *testing.T) {
 	s := startQueue(t)
+	const token = "the-operator-token"
+	a := mcpserver.Auth{OperatorToken: token}
 	srv := httptest.NewServer(func() http.Handler {
 		mux := http.NewServeMux()
-		approvals.Handler{Queue: s.queue}.Register(mux)
-		return mux
+		approvals.Handler{Queue: s.queue, Authority: approvals.Authority{Identify: a.Person}}.Register(mux)
+		return a.APIMiddleware(mux)
 	}())
 	defer srv.Close()
 	id := s.hold(t, "fixture.write", "h1", "", 60)
 	s.listed(t, approvals.Filter{}, 1)
 
-	post := func(id, body string) (int, map[string]any) {
-		resp, err := http.Post(srv.URL+"/v1/approvals/"+id+"/decision", "application/json", bytes.NewBufferString(body))
+	send := func(id, body string, operator bool) (int, map[string]any) {
+		req, err := http.NewRequest(http.MethodPost, srv.URL+"/v1/approvals/"+id+"/decision", bytes.NewBufferString(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if operator {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,13 +166,16 @@ func TestDecisionEndpoint(t *testing.T) {
 		_ = json.NewDecoder(resp.Body).Decode(&out)
 		return resp.StatusCode, out
 	}
+	post := func(id, body string) (int, map[string]any) { return send(id, body, true) }
+	if status, out := send(id, `{"decision":"approve","approver":"Fidel"}`, false); status != 401 || !strings.Contains(out["error"].(string), "only an identified person decides") {
+		t.Errorf("a decision without the operator token: %d %v, want 401", status, out)
+	}
 	for _, c := range []struct {
 		body   string
 		status int
 		says   string
 	}{
 		{`{"decision":"yes","approver":"a"}`, 400, `say "approve" or "reject"`},
-		{`{"decision":"approve"}`, 400, "say who is deciding"},
 		{`{"decision":"approve","approver":"a","extra":1}`, 400, "unknown field"},
 		{`not json`, 400, "must be JSON"},
 	} {
@@ -178,7 +190,8 @@ func TestDecisionEndpoint(t *testing.T) {
 	if s.fx.Attempts("h1") != 0 {
 		t.Fatalf("bad requests ran the held write")
 	}
-	if status, out := post(id, `{"decision":"reject","approver":"Fidel","comment":"no"}`); status != 200 || out["outcome"] != "rejected" {
+	if status, out := post(id, `{"decision":"reject","approver":"Fidel","comment":"no"}`); status != 200 || out["outcome"] != "rejected" ||
+		out["approver"] != "operator:Fidel" || out["approver_verified"] != true {
 		t.Errorf("reject: %d %v", status, out)
 	}
 	if status, _ := post(id, `{"decision":"approve","approver":"Fidel"}`); status != 409 {

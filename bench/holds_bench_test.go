@@ -192,7 +192,11 @@ func runHeldScenario(b *testing.B) (*heldFigures, error) {
 			return nil, err
 		}
 	}
-	a := &approver{hc: hc, base: srv.base, logf: b.Logf, pid: srv.pid}
+	token, err := os.ReadFile(filepath.Join(srv.dataDir, "operator-token"))
+	if err != nil {
+		return nil, fmt.Errorf("the operator token metaforge serve writes: %w", err)
+	}
+	a := &approver{hc: hc, base: srv.base, token: strings.TrimSpace(string(token)), logf: b.Logf, pid: srv.pid}
 
 	// Warm-up: a few holds decided one by one, so the hold path, the
 	// approvals listing and the Update path have all run once.
@@ -635,8 +639,11 @@ func (s *mcpSession) request(ctx context.Context, method string, params any) (js
 type approver struct {
 	hc   *http.Client
 	base string
-	logf func(format string, args ...any)
-	pid  int // serve's, for the progress lines
+	// token is the operator's, read from serve's data dir: only a
+	// verified person decides, and sees the held calls' arguments.
+	token string
+	logf  func(format string, args ...any)
+	pid   int // serve's, for the progress lines
 	// listErrors are the failed listings waitPending retried.
 	listErrors []string
 }
@@ -758,6 +765,7 @@ func (a approver) decide(ctx context.Context, id string) ([]byte, error) {
 // do sends one REST request and returns its body, or an error naming the
 // request and status unless it answered 200.
 func (a approver) do(req *http.Request) ([]byte, error) {
+	req.Header.Set("Authorization", "Bearer "+a.token)
 	resp, err := a.hc.Do(req)
 	if err != nil {
 		return nil, err
@@ -805,11 +813,12 @@ func buildMetaforge(b *testing.B, dir string) (string, error) {
 }
 
 type serveProcess struct {
-	cmd    *exec.Cmd
-	pid    int
-	base   string
-	stderr string // its stderr, a file
-	done   chan struct{}
+	cmd     *exec.Cmd
+	pid     int
+	base    string
+	dataDir string
+	stderr  string // its stderr, a file
+	done    chan struct{}
 }
 
 // startServe starts `metaforge serve` on free ports, with holds that last
@@ -824,8 +833,9 @@ func startServe(b *testing.B, binary, dir string) (*serveProcess, error) {
 		return nil, err
 	}
 	defer stderr.Close()
+	dataDir := filepath.Join(dir, "data")
 	cmd := exec.Command(binary, "serve",
-		"--data-dir", filepath.Join(dir, "data"),
+		"--data-dir", dataDir,
 		"--temporal-port", strconv.Itoa(ports[0]),
 		"--ui-port", "0",
 		"--http-addr", fmt.Sprintf("127.0.0.1:%d", ports[1]))
@@ -841,7 +851,7 @@ func startServe(b *testing.B, binary, dir string) (*serveProcess, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	p := &serveProcess{cmd: cmd, pid: cmd.Process.Pid, base: fmt.Sprintf("http://127.0.0.1:%d", ports[1]),
+	p := &serveProcess{cmd: cmd, pid: cmd.Process.Pid, base: fmt.Sprintf("http://127.0.0.1:%d", ports[1]), dataDir: dataDir,
 		stderr: stderr.Name(), done: make(chan struct{})}
 	go func() { _ = cmd.Wait(); close(p.done) }()
 	hc := &http.Client{Timeout: 2 * time.Second}

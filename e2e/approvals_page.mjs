@@ -72,8 +72,13 @@ await main(
         });
       });
 
-      const resp = await step('open /approvals', () => page.goto(new URL('/approvals', base).href));
+      // The link metaforge serve prints: the page keeps the token and
+      // takes it out of the address bar.
+      const link = new URL('/approvals', base);
+      link.searchParams.set('token', process.env.E2E_OPERATOR_TOKEN ?? '');
+      const resp = await step('open /approvals?token=', () => page.goto(link.href));
       assert.equal(resp?.status(), 200, `GET /approvals: HTTP ${resp?.status()}`);
+      observed.addressAfterLoad = page.url();
       observed.title = await page.title();
 
       await step('type the approver', async () => {
@@ -113,10 +118,11 @@ await main(
       const decision = await step(`POST ${decisionPath}`, () => decided);
       observed.decisionStatus = decision.status();
       observed.decisionRequest = decision.request().postDataJSON();
+      observed.decisionAuthorization = (await decision.request().allHeaders()).authorization ?? '';
       observed.decisionResponse = await decision.json().catch(() => null);
       assert.equal(observed.decisionStatus, 200, `POST ${decisionPath}: HTTP ${observed.decisionStatus}: ${JSON.stringify(observed.decisionResponse)}`);
 
-      const want = `${id}: approved by ${approver}`;
+      const want = `${id}: approved by operator:${approver}`;
       await step(`wait for the status line to say "${want}"`, () =>
         page.waitForFunction((w) => window.__statusLog.some((s) => s.includes(w)), want, { polling: 100 }),
       );

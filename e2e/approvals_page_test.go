@@ -111,7 +111,7 @@ func TestApprovalsPage(t *testing.T) {
 	var held heldCall
 	deadline := time.Now().Add(30 * time.Second)
 	for held.ApprovalID == "" {
-		for _, h := range listHolds(t, base, "", nil) {
+		for _, h := range listHolds(t, base, "", bearer(operatorToken(t, srv.dataDir))) {
 			if h.ToolID == "project.create" && strings.Contains(h.Summary, project) {
 				held = h
 			}
@@ -148,7 +148,8 @@ func TestApprovalsPage(t *testing.T) {
 	comment := "checked in the e2e browser test"
 	browserBegan := time.Now()
 	browser := command(t, 2*time.Minute, nodePath, "approvals_page.mjs", base, id, approver, "project.create", comment)
-	browser.Env = append(browser.Env, "CHROMIUM_PATH="+browserPath)
+	token := operatorToken(t, srv.dataDir)
+	browser.Env = append(browser.Env, "CHROMIUM_PATH="+browserPath, "E2E_OPERATOR_TOKEN="+token)
 	page := start(t, "node approvals_page.mjs", browser)
 	if code := page.wait(t, 2*time.Minute); code != 0 {
 		t.Fatalf("node approvals_page.mjs exited %d:\n%s", code, tail(page.stderr.String(), 30))
@@ -171,6 +172,8 @@ func TestApprovalsPage(t *testing.T) {
 		StatusLog      []string `json:"statusLog"`
 		FinalStatus    string   `json:"finalStatus"`
 		StoredApprover string   `json:"storedApprover"`
+		Address        string   `json:"addressAfterLoad"`
+		DecisionAuth   string   `json:"decisionAuthorization"`
 		RowSeenMs      int      `json:"rowSeenMs"`
 		ApprovedSeenMs int      `json:"approvedSeenMs"`
 		RowGoneMs      int      `json:"rowGoneMs"`
@@ -190,8 +193,13 @@ func TestApprovalsPage(t *testing.T) {
 	if want := map[string]string{"decision": "approve", "approver": approver, "comment": comment}; fmt.Sprint(saw.DecisionRequest) != fmt.Sprint(want) {
 		t.Errorf("the page POSTed %v, want %v", saw.DecisionRequest, want)
 	}
-	if r := saw.DecisionResponse; saw.DecisionStatus != 200 || r.ApprovalID != id || r.Outcome != "approved" || r.Approver != approver || r.ApproverVerified {
+	if r := saw.DecisionResponse; saw.DecisionStatus != 200 || r.ApprovalID != id || r.Outcome != "approved" || r.Approver != "operator:"+approver || !r.ApproverVerified {
 		t.Errorf("decision: HTTP %d %+v", saw.DecisionStatus, r)
+	}
+	// The page took the token from the link once, out of the address bar,
+	// and sent it with the decision.
+	if strings.Contains(saw.Address, token) || saw.DecisionAuth != "Bearer "+token {
+		t.Errorf("address after load %q, the decision's Authorization %q; want the token gone from the address and sent as a bearer token", saw.Address, saw.DecisionAuth)
 	}
 	t.Logf("status line texts at %v ms of the page's life; %d click(s) on Approve", saw.StatusAtMs, saw.Clicks)
 	// The page has no icon, so the browser's own GET /favicon.ico is a 404;
@@ -242,8 +250,8 @@ func TestApprovalsPage(t *testing.T) {
 	case a == nil:
 		t.Fatalf("the result has no _meta.approval: %s", line)
 	}
-	if !a.Held || a.Outcome != "approved" || a.Route != "dashboard" || a.ApprovedBy != approver || a.ApproverVerified || a.ApprovalID != id || a.HeldSeconds <= 0 || res.Meta.CallID != id {
-		t.Errorf("_meta: %s; want held, approved on the dashboard route by %q (unverified), approval %s", line, approver, id)
+	if !a.Held || a.Outcome != "approved" || a.Route != "dashboard" || a.ApprovedBy != "operator:"+approver || !a.ApproverVerified || a.ApprovalID != id || a.HeldSeconds <= 0 || res.Meta.CallID != id {
+		t.Errorf("_meta: %s; want held, approved on the dashboard route by operator:%s (verified), approval %s", line, approver, id)
 	}
 	if len(res.Content) != 2 || res.Content[0].Type != "text" || res.Content[1].Type != "text" {
 		t.Fatalf("content: want the tool's output and the approval note, got %s", line)
@@ -255,7 +263,7 @@ func TestApprovalsPage(t *testing.T) {
 	if err := json.Unmarshal([]byte(res.Content[0].Text), &created); err != nil || created.Name != project || created.ID == "" {
 		t.Errorf("first content block is not the new project %s (%v): %q", project, err, res.Content[0].Text)
 	}
-	if note := res.Content[1].Text; !strings.Contains(note, "approved by "+approver) || !strings.Contains(note, id) || !strings.Contains(note, "identity unverified") {
+	if note := res.Content[1].Text; !strings.Contains(note, "approved by operator:"+approver) || !strings.Contains(note, id) || !strings.Contains(note, "identity verified") {
 		t.Errorf("second content block: %q", note)
 	}
 	if len(got.Progress) == 0 || !strings.Contains(got.Progress[0], id) || !strings.Contains(got.Progress[0], "/approvals") {
@@ -272,8 +280,9 @@ func TestApprovalsPage(t *testing.T) {
 		}
 	}
 	// A second decision is refused: the hold was decided once.
-	resp, err := hc.Post(base+"/v1/approvals/"+id+"/decision", "application/json",
-		bytes.NewReader([]byte(`{"decision":"reject","approver":"Someone Else"}`)))
+	again, _ := http.NewRequest(http.MethodPost, base+"/v1/approvals/"+id+"/decision", bytes.NewReader([]byte(`{"decision":"reject","approver":"Someone Else"}`)))
+	again.Header.Set("Authorization", "Bearer "+token)
+	resp, err := hc.Do(again)
 	if err != nil {
 		t.Fatalf("POST decision again: %v", err)
 	}

@@ -22,7 +22,9 @@ await main(async () => {
   try {
     const { call, must } = toolCaller(client, 300_000);
     const rest = async (path, body) => {
-      const r = await fetch(base + path, { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(body) });
+      // A person decides: the local operator, with the token serve wrote.
+      const r = await fetch(base + path, { method: 'POST', body: JSON.stringify(body),
+        headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${process.env.E2E_OPERATOR_TOKEN}` } });
       return { status: r.status, body: await r.json() };
     };
     const project = await must('project.create', { name: `bracket-${Date.now()}` });

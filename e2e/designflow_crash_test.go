@@ -122,10 +122,17 @@ func (r *crashRig) callErr(tool string, args map[string]any) (map[string]any, er
 	return out, nil
 }
 
+// rest posts a decision as the local operator.
 func (r *crashRig) rest(path string, body map[string]any) (int, string) {
 	r.t.Helper()
 	b, _ := json.Marshal(body)
-	resp, err := http.Post(fmt.Sprintf("http://127.0.0.1:%d%s", r.ports[2], path), "application/json", strings.NewReader(string(b)))
+	req, err := http.NewRequest(http.MethodPost, fmt.Sprintf("http://127.0.0.1:%d%s", r.ports[2], path), strings.NewReader(string(b)))
+	if err != nil {
+		r.t.Fatal(err)
+	}
+	// Decisions are the operator's: its token is new at each start.
+	req.Header.Set("Authorization", "Bearer "+operatorToken(r.t, r.dataDir))
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		r.t.Fatalf("POST %s: %v", path, err)
 	}

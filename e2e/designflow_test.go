@@ -60,14 +60,14 @@ type designFlow struct {
 // with its search attributes.
 func TestMechDesignFlowThroughMCP(t *testing.T) {
 	ports := freePorts(t, 3)
-	serve(t, ports[0], ports[1], ports[2])
+	srv := serve(t, ports[0], ports[1], ports[2])
 	base := fmt.Sprintf("http://127.0.0.1:%d", ports[2])
 
 	// The agent's MCP server is `metaforge mcp` over stdio, sharing the
 	// serve's Temporal (its tools run on the serve's workers and twin).
 	cmd := command(t, 10*time.Minute, nodePath, "designflow_client.mjs", base, binary, "mcp",
 		"--data-dir", filepath.Join(t.TempDir(), "mcp"), "--no-worker")
-	cmd.Env = append(cmd.Env, fmt.Sprintf("TEMPORAL_ADDRESS=127.0.0.1:%d", ports[0]))
+	cmd.Env = append(cmd.Env, fmt.Sprintf("TEMPORAL_ADDRESS=127.0.0.1:%d", ports[0]), "E2E_OPERATOR_TOKEN="+operatorToken(t, srv.dataDir))
 	node := start(t, "node designflow_client.mjs", cmd)
 	if code := node.wait(t, 10*time.Minute); code != 0 {
 		t.Fatalf("node designflow_client.mjs exited %d:\n%s", code, node.stderr.String())

@@ -168,6 +168,9 @@ type process struct {
 	done    chan struct{}
 	waitErr error
 	started time.Time
+	// dataDir is a metaforge serve's --data-dir, where its operator
+	// token is (operatorToken).
+	dataDir string
 }
 
 // command prepares name's command; the caller may set pipes, then start it.
@@ -311,12 +314,14 @@ func tail(s string, n int) string {
 // serve starts `metaforge serve` on the given ports and waits for /healthz.
 func serve(t *testing.T, temporalPort, uiPort, httpPort int) *process {
 	t.Helper()
+	dataDir := filepath.Join(t.TempDir(), "data")
 	cmd := command(t, 2*time.Minute, binary, "serve",
-		"--data-dir", filepath.Join(t.TempDir(), "data"),
+		"--data-dir", dataDir,
 		"--temporal-port", strconv.Itoa(temporalPort),
 		"--ui-port", strconv.Itoa(uiPort),
 		"--http-addr", fmt.Sprintf("127.0.0.1:%d", httpPort))
 	p := start(t, "metaforge serve", cmd)
+	p.dataDir = dataDir
 	waitHealthy(t, p, fmt.Sprintf("http://127.0.0.1:%d/healthz", httpPort), time.Minute)
 	return p
 }

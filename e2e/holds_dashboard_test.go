@@ -68,6 +68,16 @@ func hdServe(t *testing.T, dataDir string, temporalPort, httpPort int, env ...st
 	return &hdServer{p: p, base: base, temporalPort: temporalPort, httpPort: httpPort, dataDir: dataDir}
 }
 
+// operator is the local operator's credential: the token this serve
+// wrote to its data dir (new at each start).
+func (s *hdServer) operator(t *testing.T) map[string]string {
+	t.Helper()
+	return bearer(operatorToken(t, s.dataDir))
+}
+
+// cliAt are the flags that point the CLI at this serve.
+func (s *hdServer) cliAt() []string { return []string{"--data-dir", s.dataDir, "--url", s.base} }
+
 // kill SIGKILLs the server's whole process group and waits for it to end.
 func (s *hdServer) kill(t *testing.T) {
 	t.Helper()
@@ -514,9 +524,13 @@ func hdRequest(t *testing.T, method, url string, headers map[string]string, body
 }
 
 // hdWaitHeld polls GET /v1/approvals until a hold whose summary names
-// marker is listed.
+// marker is listed. It reads as headers, or as the operator when nil: only
+// a person who may decide is shown the arguments.
 func hdWaitHeld(t *testing.T, s *hdServer, marker string, headers map[string]string, within time.Duration) heldCall {
 	t.Helper()
+	if headers == nil {
+		headers = s.operator(t)
+	}
 	deadline := time.Now().Add(within)
 	for {
 		for _, h := range listHolds(t, s.base, "", headers) {
@@ -748,10 +762,10 @@ func TestHoldDashboard(t *testing.T) {
 		if c.ended(t, create) {
 			t.Fatalf("project.create ended before anyone decided: %s", c.transcript())
 		}
-		hdMustDecide(t, srv, id, "approve", "Fidel", "looks right", nil, "Fidel", false)
+		hdMustDecide(t, srv, id, "approve", "Fidel", "looks right", srv.operator(t), "operator:Fidel", true)
 
 		ev := c.outcome(t, create, 20*time.Second)
-		a := hdApproved(t, ev, id, "Fidel", false, "looks right", 180)
+		a := hdApproved(t, ev, id, "operator:Fidel", true, "looks right", 180)
 		r := hdResult(t, ev)
 		var project struct {
 			ProjectID string `json:"project_id"`
@@ -793,7 +807,7 @@ func TestHoldDashboard(t *testing.T) {
 		if hdListed(listHolds(t, srv.base, "", nil), id) {
 			t.Errorf("GET /v1/approvals still lists %s after it was approved", id)
 		}
-		if status, _, raw := hdDecide(t, srv, id, nil, `{"decision":"reject","approver":"Other"}`); status != http.StatusConflict {
+		if status, _, raw := hdDecide(t, srv, id, srv.operator(t), `{"decision":"reject","approver":"Other"}`); status != http.StatusConflict {
 			t.Errorf("a second decision on %s: HTTP %d, want 409: %s", id, status, raw)
 		}
 		if names := hdProjects(t, c); !slices.Contains(names, name) {
@@ -820,24 +834,28 @@ func TestHoldDashboard(t *testing.T) {
 
 		// Bodies the API refuses leave the hold pending.
 		for _, bad := range []string{
-			`{"decision":"approve"}`,
-			`{"decision":"approve","approver":"   "}`,
 			`{"decision":"maybe","approver":"Fidel"}`,
 			`{"decision":"approve","approver":"Fidel","extra":1}`,
 			`not json`,
 		} {
-			if status, _, raw := hdDecide(t, srv, id, nil, bad); status != http.StatusBadRequest {
+			if status, _, raw := hdDecide(t, srv, id, srv.operator(t), bad); status != http.StatusBadRequest {
 				t.Errorf("POST decision %s: HTTP %d, want 400: %s", bad, status, raw)
 			}
 		}
-		if status, _, raw := hdDecide(t, srv, "0123456789abcdef", nil, `{"decision":"approve","approver":"Fidel"}`); status != http.StatusNotFound {
+		// Without the operator's token nobody decides, whatever name is given.
+		for _, body := range []string{`{"decision":"approve","approver":"Fidel"}`, `{"decision":"reject","approver":"operator"}`} {
+			if status, _, raw := hdDecide(t, srv, id, nil, body); status != http.StatusUnauthorized || !strings.Contains(raw, "operator-token") {
+				t.Errorf("POST decision %s without a credential: HTTP %d, want 401 naming the operator token: %s", body, status, raw)
+			}
+		}
+		if status, _, raw := hdDecide(t, srv, "0123456789abcdef", srv.operator(t), `{"decision":"approve","approver":"Fidel"}`); status != http.StatusNotFound {
 			t.Errorf("POST decision for an unknown id: HTTP %d, want 404: %s", status, raw)
 		}
 		if !hdListed(listHolds(t, srv.base, "", nil), id) || c.ended(t, create) {
 			t.Fatalf("after refused decisions %s is no longer pending", id)
 		}
 
-		hdMustDecide(t, srv, id, "reject", "Fidel", "not today", nil, "Fidel", false)
+		hdMustDecide(t, srv, id, "reject", "Fidel", "not today", srv.operator(t), "operator:Fidel", true)
 		ev := c.outcome(t, create, 20*time.Second)
 		d := hdNotApproved(t, ev, id, "rejected", 180)
 		t.Logf("rejected: %s", ev.Error.Message)
@@ -871,17 +889,17 @@ func TestHoldDashboard(t *testing.T) {
 		if hdListed(listHolds(t, srv.base, "project="+approvedProject+"&tool=project.create", nil), h.ApprovalID) {
 			t.Errorf("GET /v1/approvals?project=%s&tool=project.create lists %s, a project.update", approvedProject, h.ApprovalID)
 		}
-		code, out, _ := hdCLI(t, "approvals", "--temporal-port", strconv.Itoa(srv.temporalPort), "--project", approvedProject)
+		code, out, _ := hdCLI(t, append([]string{"approvals", "--project", approvedProject}, srv.cliAt()...)...)
 		if code != 0 || !strings.Contains(out, h.ApprovalID) || !strings.Contains(out, approvedProject) {
 			t.Errorf("metaforge approvals --project %s: exit %d, want 0 and a line for %s:\n%s", approvedProject, code, h.ApprovalID, out)
 		}
-		// Approved from the CLI, under the name --as gives.
-		code, out, errOut := hdCLI(t, "approve", h.ApprovalID, "--temporal-port", strconv.Itoa(srv.temporalPort), "--as", "Fidel", "--comment", "ok")
-		if code != 0 || !strings.Contains(out, h.ApprovalID) || !strings.Contains(out, "approved by Fidel") {
+		// Approved from the CLI as the operator, under the name --as gives.
+		code, out, errOut := hdCLI(t, append([]string{"approve", h.ApprovalID, "--as", "Fidel", "--comment", "ok"}, srv.cliAt()...)...)
+		if code != 0 || !strings.Contains(out, h.ApprovalID) || !strings.Contains(out, "approved by operator:Fidel") {
 			t.Errorf("metaforge approve %s --as Fidel: exit %d; want 0 and a confirmation:\n%s%s", h.ApprovalID, code, out, errOut)
 		}
 		ev := c.outcome(t, update, 20*time.Second)
-		hdApproved(t, ev, h.ApprovalID, "Fidel", false, "ok", 180)
+		hdApproved(t, ev, h.ApprovalID, "operator:Fidel", true, "ok", 180)
 		if !strings.Contains(hdResult(t, ev).Content[0].Text, marker) {
 			t.Errorf("project.update's output %q lacks the new description %s", hdResult(t, ev).Content[0].Text, marker)
 		}
@@ -895,7 +913,7 @@ func TestHoldDashboard(t *testing.T) {
 		// the machine lets us, else go by the error's approval_id.
 		var h *heldCall
 		for h == nil && !c.ended(t, create) && time.Since(began) < 10*time.Second {
-			for _, x := range listHolds(t, srv.base, "", nil) {
+			for _, x := range listHolds(t, srv.base, "", srv.operator(t)) {
 				if strings.Contains(x.Summary, name) {
 					h = &x
 				}
@@ -925,7 +943,7 @@ func TestHoldDashboard(t *testing.T) {
 		if n := len(c.progress(create)); n != 0 {
 			t.Errorf("a call without a progress token got %d progress notifications", n)
 		}
-		if status, _, raw := hdDecide(t, srv, id, nil, `{"decision":"approve","approver":"Fidel"}`); status != http.StatusConflict {
+		if status, _, raw := hdDecide(t, srv, id, srv.operator(t), `{"decision":"approve","approver":"Fidel"}`); status != http.StatusConflict {
 			t.Errorf("an approval after the window: HTTP %d, want 409: %s", status, raw)
 		}
 		if names := hdProjects(t, c); slices.Contains(names, name) {
@@ -940,7 +958,7 @@ func TestHoldDashboard(t *testing.T) {
 		// A call that was never held cannot be decided.
 		var readID string
 		_ = json.Unmarshal(hdResult(t, ev).Meta["callId"], &readID)
-		if status, _, raw := hdDecide(t, srv, readID, nil, `{"decision":"approve","approver":"Fidel"}`); status != http.StatusConflict {
+		if status, _, raw := hdDecide(t, srv, readID, srv.operator(t), `{"decision":"approve","approver":"Fidel"}`); status != http.StatusConflict {
 			t.Errorf("a decision on %s, a project.list never held: HTTP %d, want 409: %s", readID, status, raw)
 		}
 		for _, p := range c.progress(list) {
@@ -961,22 +979,29 @@ func TestHoldDashboard(t *testing.T) {
 	})
 
 	t.Run("CLI", func(t *testing.T) {
-		port := strconv.Itoa(srv.temporalPort)
+		at := srv.cliAt()
+		cli := func(args ...string) (int, string, string) { return hdCLI(t, append(args, at...)...) }
 		name := hdName("cli")
 		create := c.call(t, "project.create", map[string]any{"name": name}, true)
 		h := hdWaitHeld(t, srv, name, nil, 15*time.Second)
 		id := h.ApprovalID
 
-		code, out, _ := hdCLI(t, "approvals", "--temporal-port", port)
-		if code != 0 || !strings.Contains(out, id) || !strings.Contains(out, "project.create") || !strings.Contains(out, "untrusted") {
+		code, out, _ := cli("approvals")
+		if code != 0 || !strings.Contains(out, id) || !strings.Contains(out, "project.create") || !strings.Contains(out, "untrusted") || !strings.Contains(out, name) {
 			t.Errorf("metaforge approvals: exit %d; want 0 and a line for %s (project.create, untrusted):\n%s", code, id, out)
 		}
-		code, out, _ = hdCLI(t, "approvals", "--temporal-port", port, "--tool", "project.list")
+		code, out, _ = cli("approvals", "--tool", "project.list")
 		if code != 0 || strings.Contains(out, id) {
 			t.Errorf("metaforge approvals --tool project.list: exit %d, lists %s, a project.create:\n%s", code, id, out)
 		}
 
-		code, out, errOut := hdCLI(t, "reject", id, "--temporal-port", port, "--comment", "no")
+		// Without the operator token (another data dir) the CLI decides
+		// nothing and says what to do.
+		code, out, errOut := hdCLI(t, "reject", id, "--data-dir", t.TempDir(), "--url", srv.base)
+		if code == 0 || !strings.Contains(errOut, "start metaforge serve") || !hdListed(listHolds(t, srv.base, "", srv.operator(t)), id) {
+			t.Errorf("metaforge reject without the operator token: exit %d; want non-zero, saying how to get one, and %s still held:\n%s%s", code, id, out, errOut)
+		}
+		code, out, errOut = cli("reject", id, "--comment", "no")
 		if code != 0 || !strings.Contains(out, id) || !strings.Contains(out, "rejected") {
 			t.Errorf("metaforge reject %s: exit %d; want 0 and a confirmation:\n%s%s", id, code, out, errOut)
 		}
@@ -989,15 +1014,15 @@ func TestHoldDashboard(t *testing.T) {
 			t.Errorf("project.list shows %s after the CLI rejected it", name)
 		}
 
-		code, out, errOut = hdCLI(t, "approve", "0123456789abcdef", "--temporal-port", port)
+		code, out, errOut = cli("approve", "0123456789abcdef")
 		if code == 0 || !strings.Contains(errOut, "0123456789abcdef") {
 			t.Errorf("metaforge approve of an unknown id: exit %d; want non-zero and a message naming the id:\n%s%s", code, out, errOut)
 		}
-		code, out, errOut = hdCLI(t, "approve", id, "--temporal-port", port)
+		code, out, errOut = cli("approve", id)
 		if code == 0 || strings.TrimSpace(errOut) == "" {
 			t.Errorf("metaforge approve of a rejected hold: exit %d; want non-zero and a message:\n%s%s", code, out, errOut)
 		}
-		code, out, errOut = hdCLI(t, "approvals", "--temporal-port", port)
+		code, out, errOut = cli("approvals")
 		if code != 0 || strings.Contains(out, id) {
 			t.Errorf("metaforge approvals after the rejection: exit %d, still lists %s:\n%s%s", code, id, out, errOut)
 		}
@@ -1030,7 +1055,7 @@ func TestHoldDashboardCrashDurability(t *testing.T) {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		found := false
-		for _, h := range listHolds(t, srv2.base, "", nil) {
+		for _, h := range listHolds(t, srv2.base, "", srv2.operator(t)) {
 			if h.ApprovalID == id {
 				after, found = h, true
 			}
@@ -1048,7 +1073,7 @@ func TestHoldDashboardCrashDurability(t *testing.T) {
 		t.Errorf("after the restart the hold runs %s..%s, before %s..%s", after.HeldSince, after.ExpiresAt, before.HeldSince, before.ExpiresAt)
 	}
 	t.Logf("%s listed again %s after the SIGKILL", id, time.Since(killedAt).Round(time.Millisecond))
-	hdMustDecide(t, srv2, id, "approve", "Fidel", "after the crash", nil, "Fidel", false)
+	hdMustDecide(t, srv2, id, "approve", "Fidel", "after the crash", srv2.operator(t), "operator:Fidel", true)
 
 	c2 := hdNode(t, srv2, "metaforge-e2e-holds-after-crash", nil)
 	ev := c2.outcome(t, c2.call(t, "call.get_result", map[string]any{"call_id": id, "wait_seconds": 30}, false), 45*time.Second)
@@ -1078,8 +1103,8 @@ func TestHoldDashboardCrashDurability(t *testing.T) {
 		outcome.Result.Status != "success" || outcome.Result.Data.Name != name || outcome.Result.Data.ProjectID == "" {
 		t.Errorf("call.get_result %s: %s; want completed, project.create, success, the project %s", id, ev.raw, name)
 	}
-	if a := outcome.Result.Approval; a == nil || a.Outcome != "approved" || a.ApprovedBy != "Fidel" || a.ApprovalID != id || a.Comment != "after the crash" {
-		t.Errorf("call.get_result %s: the result's approval %+v; want approved by Fidel, comment \"after the crash\"", id, a)
+	if a := outcome.Result.Approval; a == nil || a.Outcome != "approved" || a.ApprovedBy != "operator:Fidel" || a.ApprovalID != id || a.Comment != "after the crash" {
+		t.Errorf("call.get_result %s: the result's approval %+v; want approved by operator:Fidel, comment \"after the crash\"", id, a)
 	}
 	if names := hdProjects(t, c2); !slices.Contains(names, name) {
 		t.Errorf("project.list after the approval: %v lacks %s", names, name)
@@ -1141,8 +1166,13 @@ func TestHoldDashboardAuth(t *testing.T) {
 
 		name := hdName("apikey")
 		create := c.call(t, "project.create", map[string]any{"name": name}, true)
-		held := hdWaitHeld(t, srv, name, key, 15*time.Second)
+		held := hdWaitHeld(t, srv, name, nil, 15*time.Second)
 		hdCheckHeld(t, held, name, "untrusted", "metaforge-e2e-holds-apikey", 180)
+		for _, h := range listHolds(t, srv.base, "", key) {
+			if h.Summary != "" {
+				t.Errorf("GET /v1/approvals with the API key shows %s's arguments: %q; the key identifies nobody", h.ApprovalID, h.Summary)
+			}
+		}
 		for _, p := range c.waitProgress(t, create, 1, 15*time.Second) {
 			if !strings.Contains(p.Message, "https://dash.example.test/mf/approvals") || !strings.Contains(p.Message, held.ApprovalID) {
 				t.Errorf("progress message %q: want METAFORGE_DASHBOARD_URL's Approvals page, https://dash.example.test/mf/approvals, and %s", p.Message, held.ApprovalID)
@@ -1154,9 +1184,13 @@ func TestHoldDashboardAuth(t *testing.T) {
 		if c.ended(t, create) || !hdListed(listHolds(t, srv.base, "", key), held.ApprovalID) {
 			t.Fatalf("%s is no longer pending after a refused decision", held.ApprovalID)
 		}
-		// The key identifies nobody: the approver is the name given.
-		hdMustDecide(t, srv, held.ApprovalID, "approve", "carol", "", key, "carol", false)
-		hdApproved(t, c.outcome(t, create, 20*time.Second), held.ApprovalID, "carol", false, "", 180)
+		// The key identifies nobody, so it decides nothing; the operator
+		// token does, and the name given is recorded after operator:.
+		if status, _, raw := hdDecide(t, srv, held.ApprovalID, key, `{"decision":"approve","approver":"carol"}`); status != http.StatusForbidden || !strings.Contains(raw, "identifies nobody") {
+			t.Errorf("a decision with the API key: HTTP %d, want 403 saying the key identifies nobody: %s", status, raw)
+		}
+		hdMustDecide(t, srv, held.ApprovalID, "approve", "carol", "", srv.operator(t), "operator:carol", true)
+		hdApproved(t, c.outcome(t, create, 20*time.Second), held.ApprovalID, "operator:carol", true, "", 180)
 		c.close(t)
 	})
 

@@ -1,8 +1,8 @@
-// Usage: node runs_page.mjs BASE_URL RUN_ID APPROVER
+// Usage: E2E_OPERATOR_TOKEN=TOKEN node runs_page.mjs BASE_URL RUN_ID APPROVER
 //
 // Decides a design-flow run's waiting gate on metaforge's /runs page as a
 // person would, in headless Chromium driven by playwright-core: opens
-// BASE_URL/runs, types APPROVER into "Your name", waits for the row of
+// BASE_URL/runs?token=TOKEN (the link metaforge serve prints), types APPROVER into "Your name", waits for the row of
 // RUN_ID, checks it shows the run's phase, its gate waiting with its
 // criteria, and a link to the run's page in the Temporal UI, clicks the
 // gate's approve button, and waits for the decision's answer. Prints one
@@ -25,8 +25,11 @@ await main(
       page.setDefaultTimeout(STEP_MS);
       const pageErrors = [];
       page.on('pageerror', (err) => pageErrors.push(String(err?.stack ?? err)));
-      const resp = await page.goto(new URL('/runs', base).href);
+      const url = new URL('/runs', base);
+      url.searchParams.set('token', process.env.E2E_OPERATOR_TOKEN ?? '');
+      const resp = await page.goto(url.href);
       assert.equal(resp?.status(), 200, `GET /runs: HTTP ${resp?.status()}`);
+      observed.addressAfterLoad = page.url();
       await page.fill('#approver', approver);
       const row = page.locator(`tr[data-run-id="${runID}"]`);
       await row.waitFor({ state: 'visible' });
@@ -50,6 +53,7 @@ await main(
       const decision = await decided;
       observed.decisionStatus = decision.status();
       observed.decisionRequest = decision.request().postDataJSON();
+      observed.decisionAuthorization = (await decision.request().allHeaders()).authorization ?? '';
       observed.decisionResponse = await decision.json().catch(() => null);
       observed.pageErrors = pageErrors;
     } finally {

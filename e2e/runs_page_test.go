@@ -46,7 +46,10 @@ func TestRunsPage(t *testing.T) {
 	r.clientPhase(runID, "requirements", []string{cs["node_id"].(string)})
 
 	base := fmt.Sprintf("http://127.0.0.1:%d", r.ports[2])
-	node := start(t, "node runs_page.mjs", command(t, 3*time.Minute, nodePath, "runs_page.mjs", base, runID, "dana"))
+	token := operatorToken(t, r.dataDir)
+	cmd := command(t, 3*time.Minute, nodePath, "runs_page.mjs", base, runID, "dana")
+	cmd.Env = append(cmd.Env, "E2E_OPERATOR_TOKEN="+token)
+	node := start(t, "node runs_page.mjs", cmd)
 	if code := node.wait(t, 3*time.Minute); code != 0 {
 		t.Fatalf("node runs_page.mjs exited %d:\n%s", code, tail(node.stderr.String(), 30))
 	}
@@ -56,6 +59,8 @@ func TestRunsPage(t *testing.T) {
 		Buttons        []string       `json:"buttons"`
 		DecisionStatus int            `json:"decisionStatus"`
 		DecisionResp   map[string]any `json:"decisionResponse"`
+		DecisionAuth   string         `json:"decisionAuthorization"`
+		Address        string         `json:"addressAfterLoad"`
 		PageErrors     []string       `json:"pageErrors"`
 	}
 	if err := json.Unmarshal([]byte(nodeStdoutLine(t, node)), &o); err != nil {
@@ -69,8 +74,14 @@ func TestRunsPage(t *testing.T) {
 	if !strings.HasSuffix(o.TemporalLink, "/namespaces/default/workflows/design-flow-"+runID) {
 		t.Errorf("the run's Temporal UI link: %q", o.TemporalLink)
 	}
-	if strings.Join(o.Buttons, ",") != "approve,reject,rework" || o.DecisionStatus != http.StatusOK || o.DecisionResp["decider"] != "dana" {
+	if strings.Join(o.Buttons, ",") != "approve,reject,rework" || o.DecisionStatus != http.StatusOK || o.DecisionResp["decider"] != "operator:dana" ||
+		o.DecisionResp["decider_verified"] != true {
 		t.Errorf("the gate's buttons %v and the decision %d %v", o.Buttons, o.DecisionStatus, o.DecisionResp)
+	}
+	// The page took the token from the link once, out of the address bar,
+	// and sent it with the decision.
+	if strings.Contains(o.Address, token) || o.DecisionAuth != "Bearer "+token {
+		t.Errorf("address after load %q, the decision's Authorization %q; want the token gone from the address and sent as a bearer token", o.Address, o.DecisionAuth)
 	}
 	if len(o.PageErrors) > 0 {
 		t.Errorf("the page threw: %v", o.PageErrors)

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/auth"
+
+	"github.com/metaforge/metaforge/approvals"
 )
 
 // Auth is what the HTTP transport enforces, and what health.check reports as
@@ -22,6 +24,11 @@ import (
 type Auth struct {
 	APIKey   string
 	Verifier auth.TokenVerifier
+	// OperatorToken is the local operator's token, which metaforge serve
+	// writes to its data dir (readable only by its user). On /v1, and only
+	// there, it admits the request and identifies the operator: an MCP
+	// client is never given it, so it cannot decide its own holds.
+	OperatorToken string
 }
 
 // Auth modes health.check reports.
@@ -87,12 +94,39 @@ func bearer(r *http.Request) string {
 	return ""
 }
 
-// Identify names the verified person behind an HTTP request, if any.
-func Identify(r *http.Request) (string, bool) {
-	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil && ti.UserID != "" {
-		return ti.UserID, true
+type operatorKey struct{}
+
+// APIMiddleware guards /v1: the operator token admits the request as the
+// local operator; anything else meets Middleware's rules.
+func (a Auth) APIMiddleware(next http.Handler) http.Handler {
+	guarded := a.Middleware(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.presentsOperatorToken(r) {
+			next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), operatorKey{}, true)))
+			return
+		}
+		guarded.ServeHTTP(w, r)
+	})
+}
+
+// presentsOperatorToken compares in constant time, so the token's bytes
+// cannot be found one at a time by timing.
+func (a Auth) presentsOperatorToken(r *http.Request) bool {
+	t := bearer(r)
+	return a.OperatorToken != "" && t != "" && subtle.ConstantTimeCompare([]byte(t), []byte(a.OperatorToken)) == 1
+}
+
+// Person is who a request that passed APIMiddleware is from: the local
+// operator, a bearer token's verified subject, or nobody proved (with
+// Presented when the shared API key let it in).
+func (a Auth) Person(r *http.Request) approvals.Person {
+	if op, _ := r.Context().Value(operatorKey{}).(bool); op {
+		return approvals.Person{Name: approvals.Operator, Verified: true, Operator: true}
 	}
-	return "", false
+	if ti := auth.TokenInfoFromContext(r.Context()); ti != nil && ti.UserID != "" {
+		return approvals.Person{Name: ti.UserID, Verified: true}
+	}
+	return approvals.Person{Presented: a.APIKey != "" && a.presentsKey(r)}
 }
 
 // HS256Verifier verifies JWTs signed with a shared secret

@@ -1,6 +1,11 @@
 package mcpserver
 
-import "github.com/modelcontextprotocol/go-sdk/mcp"
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/auth"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
 
 // Caller classes, which decide whether a write is held for approval: a
 // remote or untrusted caller's writes are held, a local one's run. The
@@ -21,4 +26,25 @@ func (s *Server) callerOf(extra *mcp.RequestExtra) string {
 		return CallerRemote
 	}
 	return s.opts.Caller
+}
+
+// requesterOf is who asked, where that is proved: the subject of a bearer
+// token the verifier accepted; "" otherwise. The call's hold refuses this
+// person's own approval.
+func requesterOf(extra *mcp.RequestExtra) string {
+	if extra != nil && extra.TokenInfo != nil {
+		return extra.TokenInfo.UserID
+	}
+	return ""
+}
+
+// requesterIn is requesterOf for the legacy dialect, which reaches the
+// server without the SDK: the token the auth middleware verified rides in
+// the request's context. Without it a token's subject could hold a write
+// over /rpc and approve it herself on /v1.
+func requesterIn(ctx context.Context) string {
+	if ti := auth.TokenInfoFromContext(ctx); ti != nil {
+		return ti.UserID
+	}
+	return ""
 }

@@ -52,6 +52,8 @@ func (e TemporalEngine) StartCall(ctx context.Context, in workflows.ToolCallInpu
 	if in.Hold != nil {
 		hold = workflows.HoldPending
 		if ask != nil {
+			// The reviewer sees who asked, taken from the input itself.
+			ask.Requester = in.Requester
 			memo = map[string]any{approvals.MemoKey: ask}
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
@@ -204,10 +205,12 @@ func TestLegacyWriteFromUntrustedCallerIsHeld(t *testing.T) {
 	s := mcptest.StartConfigured(t, func(o *mcpserver.Options) {
 		o.Caller = mcpserver.CallerUntrusted
 		o.Transport = mcpserver.TransportHTTP
+		o.Auth = mcpserver.Auth{OperatorToken: testOperatorToken}
 	}, fx)
 	ts := httptest.NewServer(s.Server.HTTPHandler())
 	defer ts.Close()
 	queue := approvals.Queue{Client: s.Temporal.Client}
+	rig := &authorityRig{client: &http.Client{Timeout: 30 * time.Second}}
 
 	for _, c := range []struct{ key, decision string }{{"legacy-yes", "approve"}, {"legacy-no", "reject"}} {
 		done := make(chan map[string]any, 1)
@@ -230,7 +233,7 @@ func TestLegacyWriteFromUntrustedCallerIsHeld(t *testing.T) {
 		if id == "" || fx.Attempts(c.key) != 0 {
 			t.Fatalf("%s: hold listed %q, ran %d times before a decision", c.key, id, fx.Attempts(c.key))
 		}
-		status, decided := postJSON(t, ts.URL+"/v1/approvals/"+id+"/decision", `{"decision":"`+c.decision+`","approver":"Fidel"}`)
+		status, decided := rig.decide(t, ts.URL, id, map[string]string{"Authorization": "Bearer " + testOperatorToken}, `{"decision":"`+c.decision+`","approver":"Fidel"}`)
 		if status != 200 {
 			t.Fatalf("decision: %d %v", status, decided)
 		}

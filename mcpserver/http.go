@@ -24,7 +24,7 @@ type Routes interface {
 // /healthz, and, when holds can be decided here, the approvals queue
 // (/v1/approvals and the /approvals page). Bodies are screened like stdio
 // lines before the SDK sees them; /mcp and /v1 are behind the configured
-// auth.
+// auth, and /v1 also admits the operator token.
 func (s *Server) HTTPHandler() http.Handler {
 	// Each connection is served its own choice of profile: a new session
 	// gets the server for the ?profile= on its URL, or the default.
@@ -38,7 +38,7 @@ func (s *Server) HTTPHandler() http.Handler {
 	mux.Handle("POST /rpc", s.RPCHandler())
 	api := http.NewServeMux()
 	if s.holds.Decider != nil {
-		approvals.Handler{Queue: s.holds.Decider, Identify: Identify, Logger: s.opts.Logger}.Register(api)
+		approvals.Handler{Queue: s.holds.Decider, Authority: s.Authority(), Logger: s.opts.Logger}.Register(api)
 		mux.Handle("GET /approvals", api)
 	}
 	for _, r := range s.opts.Routes {
@@ -47,8 +47,14 @@ func (s *Server) HTTPHandler() http.Handler {
 			mux.Handle("GET "+page, api)
 		}
 	}
-	mux.Handle("/v1/", s.opts.Auth.Middleware(api))
+	mux.Handle("/v1/", s.opts.Auth.APIMiddleware(api))
 	return mux
+}
+
+// Authority is who decides on this server: a person the auth verified,
+// told how to decide by Options.HowToDecide.
+func (s *Server) Authority() approvals.Authority {
+	return approvals.Authority{Identify: s.opts.Auth.Person, HowTo: s.opts.HowToDecide}
 }
 
 // trackStreams counts each session's open GET /mcp stream, so a question

@@ -161,6 +161,7 @@ func (s *Server) legacyToolCall(ctx context.Context, req *legacyRequest, send fu
 		}
 		return nil, legacyCallError(rpcErr, p.ToolID, started)
 	}
+	in.Requester = requesterIn(ctx)
 	record.in = &in
 	stop := reportLegacyProgress(req.ID, in, send)
 	res, rpcErr := s.dispatch(ctx, nil, in)

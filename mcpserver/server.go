@@ -46,6 +46,10 @@ type Options struct {
 	Holds HoldPolicy
 	// Auth is what the HTTP transport enforces (ignored over stdio).
 	Auth Auth
+	// HowToDecide tells a caller refused a decision how to decide here
+	// (the operator token's file, the pages' URL); "" for a general
+	// sentence.
+	HowToDecide string
 	// DashboardURL is METAFORGE_DASHBOARD_URL as configured, the base of
 	// the links results carry: never invented, so "" means no links.
 	DashboardURL string

@@ -88,6 +88,7 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		return nil, rpcErr
 	}
 	in.Caller = s.callerOf(req.Extra)
+	in.Requester = requesterOf(req.Extra)
 	record.in = &in
 	if req.Extra != nil {
 		// The SDK does not end a handler when its POST's connection

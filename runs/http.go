@@ -17,11 +17,12 @@ import (
 )
 
 // Handler serves the runs: GET /v1/runs, GET /v1/runs/{id}, POST
-// /v1/runs/{id}/gates/{gate}/decision, and the page at /runs.
+// /v1/runs/{id}/gates/{gate}/decision, and the page at /runs. A gate is a
+// human authority: only a verified person decides it (Authority).
 type Handler struct {
-	Runs     *Service
-	Identify approvals.Identity
-	Logger   *slog.Logger
+	Runs      *Service
+	Authority approvals.Authority
+	Logger    *slog.Logger
 	// TemporalUI is the Temporal UI's base URL, for each run's link; ""
 	// when there is none.
 	TemporalUI string
@@ -95,24 +96,19 @@ type DecisionRequest struct {
 
 func (h Handler) decide(w http.ResponseWriter, r *http.Request) {
 	runID, gate := r.PathValue("id"), r.PathValue("gate")
+	decider, ok := h.Authority.Decider(w, r)
+	if !ok {
+		return
+	}
 	var body DecisionRequest
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&body); err != nil {
-		httpjson.Error(w, http.StatusBadRequest, `the body must be JSON {"decision": "approve"|"reject"|"rework", "rework_to": "PHASE", "approver": "your name", "comment": "..."}: `+err.Error())
+		httpjson.Error(w, http.StatusBadRequest, `the body must be JSON {"decision": "approve"|"reject"|"rework", "rework_to": "PHASE", "comment": "...", "approver": "your name (recorded after operator: when you decide with the operator token)"}: `+err.Error())
 		return
 	}
 	d := flows.GateDecision{Gate: gate, Decision: strings.TrimSpace(body.Decision), ReworkTo: strings.TrimSpace(body.ReworkTo),
-		Comment: strings.TrimSpace(body.Comment), Decider: strings.TrimSpace(body.Approver), Route: workflows.RouteDashboard}
-	if h.Identify != nil {
-		if name, verified := h.Identify(r); verified {
-			d.Decider, d.DeciderVerified = name, true
-		}
-	}
-	if d.Decider == "" {
-		httpjson.Error(w, http.StatusBadRequest, `approver: say who is deciding ("approver": "your name"); a gate decision that names nobody is not recorded`)
-		return
-	}
+		Comment: strings.TrimSpace(body.Comment), Decider: decider.Named(body.Approver).Name, DeciderVerified: true, Route: workflows.RouteDashboard}
 	st, err := h.Runs.Decide(r.Context(), runID, d)
 	if err != nil {
 		httpjson.Error(w, statusOf(err), err.Error())

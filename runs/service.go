@@ -230,7 +230,7 @@ func (s *Service) runError(runID string, err error) error {
 // call-<callID>, detached from the call that asks for it, so the approval
 // waits in the approvals queue for an identified person. Holding the same
 // call again finds the first.
-func (s *Service) ApprovalProcess(toolID string, args json.RawMessage, projectID, summary, callID string) (adapters.Process, error) {
+func (s *Service) ApprovalProcess(toolID string, args json.RawMessage, projectID, summary, callID, requester string) (adapters.Process, error) {
 	m, _, ok := s.Registry.Tool(toolID)
 	if !ok {
 		return adapters.Process{}, fmt.Errorf("%s is not served, so nothing can approve this", toolID)
@@ -241,10 +241,10 @@ func (s *Service) ApprovalProcess(toolID string, args json.RawMessage, projectID
 	}
 	reason := "a flow version runs only once an identified person approves it"
 	in := workflows.ToolCallInput{CallID: callID, ToolID: toolID, AdapterID: m.AdapterID, Arguments: args,
-		TimeoutSeconds: m.TimeoutSeconds, Idempotent: m.Idempotent, Retries: m.Retries, Caller: workflows.StepCaller,
+		TimeoutSeconds: m.TimeoutSeconds, Idempotent: m.Idempotent, Retries: m.Retries, Caller: workflows.StepCaller, Requester: requester,
 		Hold: &workflows.Hold{ApprovalID: callID, Route: workflows.RouteDashboard, WindowSeconds: window, Reason: reason, HumanAuthority: true}}
 	ask, err := json.Marshal(approvals.Ask{ToolID: toolID, AdapterID: m.AdapterID, Summary: summary, Reason: reason, Caller: workflows.StepCaller,
-		ProjectID: projectID, Route: workflows.RouteDashboard, WindowSeconds: window})
+		Requester: requester, ProjectID: projectID, Route: workflows.RouteDashboard, WindowSeconds: window})
 	if err != nil {
 		return adapters.Process{}, err
 	}
@@ -262,7 +262,7 @@ func (s *Service) ApprovalProcess(toolID string, args json.RawMessage, projectID
 // HoldForApproval holds a human-authority call from outside a tool call
 // and returns its approval id (callID).
 func (s *Service) HoldForApproval(ctx context.Context, toolID string, args json.RawMessage, projectID, summary, callID string) (string, error) {
-	p, err := s.ApprovalProcess(toolID, args, projectID, summary, callID)
+	p, err := s.ApprovalProcess(toolID, args, projectID, summary, callID, "")
 	if err != nil {
 		return "", err
 	}

@@ -91,6 +91,22 @@ type HoldState struct {
 	Decision      Decision `json:"decision"`
 }
 
+// SelfApproval starts the refusal of an approval by the person who asked
+// for the call; callers match on it to answer 403.
+const SelfApproval = "approver != requester"
+
+// validateApprover refuses the requester's own approval: where the
+// deployment identifies people, a held write needs a second person. A
+// rejection by the requester stands (she withdraws her own request), and an
+// unverified name proves nothing either way, so it is not compared.
+func validateApprover(approvalID, requester string, d Decision) error {
+	if requester != "" && d.Outcome == OutcomeApproved && d.ApproverVerified && d.Approver == requester {
+		return fmt.Errorf("%s: approval %s: %s asked for this call and cannot approve it; another identified person decides (the requester may still reject it)",
+			SelfApproval, approvalID, requester)
+	}
+	return nil
+}
+
 // ValidateDecision is the Update's validator: a decision must name a known
 // outcome, and an approval must name who approved.
 func ValidateDecision(d Decision) error {
@@ -113,8 +129,9 @@ func ValidateDecision(d Decision) error {
 
 // awaitDecision holds the call until a valid decision arrives or the
 // window ends, and reports how it ended. A decision after the window, or a
-// second one, is refused by the validator: the first word stands.
-func awaitDecision(ctx workflow.Context, h Hold) (Approval, error) {
+// second one, is refused by the validator: the first word stands. So is
+// the requester's own approval (validateApprover).
+func awaitDecision(ctx workflow.Context, h Hold, requester string) (Approval, error) {
 	start := workflow.Now(ctx)
 	var decision *Decision
 	expired := false
@@ -143,7 +160,10 @@ func awaitDecision(ctx workflow.Context, h Hold) (Approval, error) {
 			if expired {
 				return fmt.Errorf("approval %s is no longer pending: its %ds window ended (timed_out)", h.ApprovalID, h.WindowSeconds)
 			}
-			return ValidateDecision(d)
+			if err := ValidateDecision(d); err != nil {
+				return err
+			}
+			return validateApprover(h.ApprovalID, requester, d)
 		}})
 	if err != nil {
 		return Approval{}, err

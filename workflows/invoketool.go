@@ -17,6 +17,10 @@ type InvokeToolRequest struct {
 	SessionID      string          `json:"session_id,omitempty"`
 	Caller         string          `json:"caller,omitempty"`
 	Client         string          `json:"client,omitempty"`
+	// Requester is the verified identity that asked for the call ("" when
+	// none): a tool that holds something for approval records it, so the
+	// requester cannot approve that either.
+	Requester string `json:"requester,omitempty"`
 	// Approval is the decision that let a held call run: who approved it
 	// is what a human-authority tool records.
 	Approval *Approval `json:"approval,omitempty"`

@@ -25,6 +25,10 @@ type ToolCallInput struct {
 	Retries        int             `json:"retries"`
 	Caller         string          `json:"caller"`
 	Client         string          `json:"client,omitempty"`
+	// Requester is the verified identity that asked for the call (a
+	// bearer token's subject); "" when the caller proved none. A held
+	// call cannot be approved by its requester.
+	Requester string `json:"requester,omitempty"`
 	// SessionID is the MCP session the call came from (Mcp-Session-Id,
 	// or METAFORGE_SESSION_ID over stdio); "" when it has none.
 	SessionID string `json:"session_id,omitempty"`
@@ -75,7 +79,7 @@ const ApprovalRequired = "approval_required"
 func ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
 	var approval *Approval
 	if in.Hold != nil && workflow.GetVersion(ctx, holdChange, workflow.DefaultVersion, 1) == 1 {
-		a, err := awaitDecision(ctx, *in.Hold)
+		a, err := awaitDecision(ctx, *in.Hold, in.Requester)
 		if err != nil {
 			return ToolCallResult{}, err
 		}
@@ -137,6 +141,7 @@ func invokeTool(ctx workflow.Context, in ToolCallInput, approval *Approval) (Too
 		SessionID:      in.SessionID,
 		Caller:         in.Caller,
 		Client:         in.Client,
+		Requester:      in.Requester,
 		Approval:       approval,
 	}).Get(ctx, &out)
 	if err != nil {

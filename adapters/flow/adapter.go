@@ -33,8 +33,9 @@ type Engine interface {
 	// ApprovalProcess describes a human-authority tool call (id callID)
 	// held in the approvals queue for an identified person; the asking
 	// call's workflow starts it as its child. Its approval id is callID,
-	// and holding the same call again finds the first.
-	ApprovalProcess(toolID string, args json.RawMessage, projectID, summary, callID string) (adapters.Process, error)
+	// and holding the same call again finds the first. requester (the
+	// asking call's verified identity, or "") cannot approve it.
+	ApprovalProcess(toolID string, args json.RawMessage, projectID, summary, callID, requester string) (adapters.Process, error)
 }
 
 // ErrRefused marks an engine error that is the request's fault (a gate

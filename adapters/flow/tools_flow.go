@@ -204,7 +204,9 @@ func propose(ctx context.Context, s *Service, a proposeArgs) (any, error) {
 	summary := fmt.Sprintf("Approve design flow %s for %q: %d phases, %d changes from the template", tailored.ID, clip(a.Goal, 200),
 		len(tailored.Phases), len(changes))
 	approvalID := approvalCallID(n.ID)
-	hold, err := s.Engine.ApprovalProcess(ApproveTool, args, a.ProjectID, summary, approvalID)
+	// Whoever proposed the version cannot approve it: the approval's hold
+	// records her.
+	hold, err := s.Engine.ApprovalProcess(ApproveTool, args, a.ProjectID, summary, approvalID, adapters.CallInfoFrom(ctx).Requester)
 	if err != nil {
 		return nil, fmt.Errorf("the version %s is recorded but its approval could not be queued: %w", n.ID, err)
 	}

@@ -2,11 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/url"
 	"os"
 	"os/user"
 	"strings"
@@ -17,48 +18,77 @@ import (
 	sdklog "go.temporal.io/sdk/log"
 
 	"github.com/metaforge/metaforge/approvals"
-	"github.com/metaforge/metaforge/workflows"
 )
 
-// runApprovals lists the held calls waiting for a decision.
+// runApprovals lists the held calls waiting for a decision, through the
+// serve's REST API: the arguments are shown only to a person who may
+// decide, as on the page.
 func runApprovals(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("approvals", flag.ContinueOnError)
-	conn := registerQueueFlags(fs)
+	conn := registerServeFlags(fs)
 	project := fs.String("project", "", "only holds of this project")
 	tool := fs.String("tool", "", "only holds of this tool")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	q, closeQueue, err := conn.open(ctx)
+	c, err := conn.open(ctx)
 	if err != nil {
 		return err
 	}
-	defer closeQueue()
-	held, err := q.List(ctx, approvals.Filter{ProjectID: *project, ToolID: *tool})
-	if err != nil {
+	q := url.Values{}
+	if *project != "" {
+		q.Set("project", *project)
+	}
+	if *tool != "" {
+		q.Set("tool", *tool)
+	}
+	var list struct {
+		Approvals       []approvals.HeldCall `json:"approvals"`
+		ArgumentsHidden bool                 `json:"arguments_hidden"`
+		HowToSeeThem    string               `json:"how_to_see_them"`
+	}
+	path := "/v1/approvals"
+	if len(q) > 0 {
+		path += "?" + q.Encode()
+	}
+	if err := c.do(ctx, http.MethodGet, path, nil, &list); err != nil {
 		return err
 	}
-	if len(held) == 0 {
+	if len(list.Approvals) == 0 {
 		fmt.Fprintln(out, "Nothing is waiting for a decision.")
 		return nil
 	}
 	tw := tabwriter.NewWriter(out, 2, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "APPROVAL ID\tTOOL\tCALLER\tPROJECT\tHELD\tEXPIRES IN\tARGUMENTS")
 	now := time.Now()
-	for _, h := range held {
+	for _, h := range list.Approvals {
 		args := strings.Join(strings.Fields(strings.ReplaceAll(h.Summary, "\n", ";")), " ")
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.ApprovalID, h.ToolID, h.Caller, orDash(h.ProjectID),
+		if list.ArgumentsHidden {
+			args = "(hidden)"
+		}
+		caller := h.Caller
+		if h.Requester != "" {
+			caller += " " + h.Requester
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", h.ApprovalID, h.ToolID, caller, orDash(h.ProjectID),
 			now.Sub(h.HeldSince).Round(time.Second), max(0, h.ExpiresAt.Sub(now)).Round(time.Second), args)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if list.ArgumentsHidden {
+		fmt.Fprintln(out, list.HowToSeeThem)
+	}
+	return nil
 }
 
-// runDecide is `metaforge approve ID` and `metaforge reject ID`.
+// runDecide is `metaforge approve ID` and `metaforge reject ID`, through
+// the serve's REST API as the local operator (or a bearer token's subject).
 func runDecide(ctx context.Context, verb string, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet(verb, flag.ContinueOnError)
-	conn := registerQueueFlags(fs)
+	conn := registerServeFlags(fs)
 	comment := fs.String("comment", "", "why, recorded with the decision")
-	as := fs.String("as", currentUser(), "the approver's name (unverified: the CLI identifies nobody)")
+	as := fs.String("as", currentUser(), "your name, recorded as operator:NAME when you decide with the operator token (a bearer token's subject is recorded as it is)")
 	// Accept the id before or after the flags.
 	var id string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -71,25 +101,28 @@ func runDecide(ctx context.Context, verb string, args []string, out io.Writer) e
 		id = fs.Arg(0)
 	}
 	if id == "" {
-		return fmt.Errorf("usage: metaforge %s APPROVAL_ID [--comment TEXT] [--as NAME]; metaforge approvals lists the ids", verb)
+		return fmt.Errorf("usage: metaforge %s APPROVAL_ID [--comment TEXT] [--as NAME] [--data-dir DIR] [--url URL] [--token TOKEN]; metaforge approvals lists the ids", verb)
 	}
-	if strings.TrimSpace(*as) == "" {
-		return errors.New("--as: say who is deciding; a decision that names nobody is not recorded")
-	}
-	d := workflows.Decision{Outcome: workflows.OutcomeApproved, Approver: *as, Route: workflows.RouteDashboard, Comment: *comment}
-	if verb == "reject" {
-		d.Outcome = workflows.OutcomeRejected
-	}
-	q, closeQueue, err := conn.open(ctx)
+	c, err := conn.open(ctx)
 	if err != nil {
 		return err
 	}
-	defer closeQueue()
-	if _, err := q.Decide(ctx, id, d); err != nil {
+	var res struct {
+		Outcome          string `json:"outcome"`
+		Approver         string `json:"approver"`
+		ApproverVerified bool   `json:"approver_verified"`
+	}
+	if err := decideHold(ctx, c, id, verb, *as, *comment, &res); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "%s: %s by %s\n", id, d.Outcome, d.Approver)
+	fmt.Fprintf(out, "%s: %s by %s\n", id, res.Outcome, res.Approver)
 	return nil
+}
+
+// decideHold posts one decision on a held call.
+func decideHold(ctx context.Context, c *serveClient, id, decision, as, comment string, into any) error {
+	return c.do(ctx, http.MethodPost, "/v1/approvals/"+url.PathEscape(id)+"/decision",
+		map[string]string{"decision": decision, "approver": as, "comment": comment}, into)
 }
 
 // queueFlags say where the Temporal holding the calls is: TEMPORAL_ADDRESS,

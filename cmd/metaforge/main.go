@@ -29,8 +29,11 @@ Usage:
   metaforge approvals [flags] list the held calls waiting for a decision (--project, --tool)
   metaforge approve ID        approve a held call (--comment TEXT, --as NAME)
   metaforge reject ID         reject a held call (--comment TEXT, --as NAME)
+                              approvals, approve, reject and run decide go through metaforge serve's REST API
+                              as the local operator (the token serve writes to --data-dir) or with --token;
+                              --url or $METAFORGE_URL names the serve, else it is found as connect finds it
   metaforge run start FLOW --project P --goal TEXT [--approve]
-                              propose a design flow (and, with --approve, approve it as --as and start the run)
+                              propose a design flow (and, with --approve, approve it as the operator and start the run)
   metaforge run status ID     a run's phases, gates and criteria
   metaforge run decide ID --approve|--reject|--rework-to PHASE [--comment TEXT] [--as NAME]
   metaforge connect [--url URL]

@@ -39,7 +39,7 @@ func runMCP(ctx context.Context, args []string) error {
 		return err
 	}
 	defer rt.stop()
-	srv := rt.mcpServer(mcpserver.CallerLocal, stdioSessionID(), holds, logger)
+	srv := rt.mcpServer(mcpserver.CallerLocal, stdioSessionID(), holds, operatorAccess{}, logger)
 	logger.Info("serving MCP on stdio", "temporal", rt.temporal.Mode, "address", rt.temporal.Address)
 	if err := srv.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil {
 		return fmt.Errorf("stdio: %w", err)

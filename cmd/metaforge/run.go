@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
+	"net/url"
 	"strings"
 	"text/tabwriter"
 
@@ -55,8 +57,9 @@ func runStart(ctx context.Context, args []string, out io.Writer) error {
 	maturity := fs.String("maturity", "", "the target maturity: concept, prototype, production")
 	loads := fs.String("loads", "", "loads, environment and use, when the goal does not say")
 	version := fs.String("version", "", "start a run of this approved flow version instead of proposing one")
-	approve := fs.Bool("approve", false, "approve the proposed version yourself (as --as) and start the run")
-	as := fs.String("as", currentUser(), "who approves the version with --approve (the CLI's login)")
+	approve := fs.Bool("approve", false, "approve the proposed version yourself through metaforge serve (as the local operator, or --token's subject) and start the run")
+	as := fs.String("as", currentUser(), "your name with --approve, recorded as operator:NAME when you decide with the operator token")
+	serve := registerServeFlags(fs)
 	flowID, args := splitID(args)
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -87,11 +90,14 @@ func runStart(ctx context.Context, args []string, out io.Writer) error {
 			fmt.Fprintf(out, "an identified person approves it (metaforge approve %s), then: metaforge run start --version %s\n", approvalID, *version)
 			return nil
 		}
-		if strings.TrimSpace(*as) == "" {
-			return errors.New("--as: say who is approving; an approval that names nobody is not recorded")
+		c, err := serve.open(ctx)
+		if err != nil {
+			return err
 		}
-		if _, err := q.Decide(ctx, approvalID, workflows.Decision{Outcome: workflows.OutcomeApproved, Approver: *as,
-			Route: workflows.RouteDashboard, Comment: "approved from metaforge run start"}); err != nil {
+		var decided struct {
+			Approver string `json:"approver"`
+		}
+		if err := decideHold(ctx, c, approvalID, "approve", *as, "approved from metaforge run start", &decided); err != nil {
 			return err
 		}
 		res, err := calls.engine.AwaitCall(ctx, approvalID, "")
@@ -101,7 +107,7 @@ func runStart(ctx context.Context, args []string, out io.Writer) error {
 		if res.Status != workflows.StatusSuccess {
 			return fmt.Errorf("the approval of %s was not recorded: %s", *version, res.Error.Details)
 		}
-		fmt.Fprintf(out, "approved by %s\n", *as)
+		fmt.Fprintf(out, "approved by %s\n", decided.Approver)
 	}
 	started, err := calls.call(ctx, "flow.start_run", map[string]any{"flow_version_id": *version})
 	if err != nil {
@@ -165,43 +171,51 @@ func runStatus(ctx context.Context, args []string, out io.Writer) error {
 
 func runGateDecision(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("run decide", flag.ContinueOnError)
-	conn := registerQueueFlags(fs)
+	conn := registerServeFlags(fs)
 	approve := fs.Bool("approve", false, "approve the waiting gate")
 	reject := fs.Bool("reject", false, "reject the waiting gate: the run ends")
 	reworkTo := fs.String("rework-to", "", "send the run back to this phase")
 	comment := fs.String("comment", "", "why, recorded with the decision")
-	as := fs.String("as", currentUser(), "who decides (the CLI's login)")
+	as := fs.String("as", currentUser(), "your name, recorded as operator:NAME when you decide with the operator token")
 	id, args := splitID(args)
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	d := flows.GateDecision{Comment: *comment, Decider: strings.TrimSpace(*as), Route: workflows.RouteDashboard, ReworkTo: *reworkTo}
+	body := map[string]string{"approver": strings.TrimSpace(*as), "comment": *comment, "rework_to": *reworkTo}
 	chosen := 0
 	for _, c := range []struct {
 		on       bool
 		decision string
 	}{{*approve, flows.DecisionApprove}, {*reject, flows.DecisionReject}, {*reworkTo != "", flows.DecisionRework}} {
 		if c.on {
-			d.Decision = c.decision
+			body["decision"] = c.decision
 			chosen++
 		}
 	}
 	if id == "" || chosen != 1 {
-		return errors.New("usage: metaforge run decide RUN_ID --approve|--reject|--rework-to PHASE [--comment TEXT] [--as NAME]")
+		return errors.New("usage: metaforge run decide RUN_ID --approve|--reject|--rework-to PHASE [--comment TEXT] [--as NAME] [--data-dir DIR] [--url URL] [--token TOKEN]")
 	}
-	if d.Decider == "" {
-		return errors.New("--as: say who is deciding; a gate decision that names nobody is not recorded")
-	}
-	q, closeQueue, err := conn.open(ctx)
+	c, err := conn.open(ctx)
 	if err != nil {
 		return err
 	}
-	defer closeQueue()
-	st, err := (&runs.Service{Client: q.Client, Namespace: q.Namespace}).Decide(ctx, id, d)
-	if err != nil {
+	// The route names the gate: the one the run waits at now.
+	var st flows.RunState
+	if err := c.do(ctx, http.MethodGet, "/v1/runs/"+url.PathEscape(id), nil, &st); err != nil {
 		return err
 	}
-	fmt.Fprintf(out, "run %s: gate at phase %s: %s by %s\n", id, st.Phase, d.Decision, d.Decider)
+	if st.PhaseIndex >= len(st.Phases) || st.Phases[st.PhaseIndex].Gate.Name == "" {
+		return fmt.Errorf("run %s waits at no gate (status %s): metaforge run status %s shows where it is", id, st.Status, id)
+	}
+	gate := st.Phases[st.PhaseIndex].Gate.Name
+	var res struct {
+		Decider string         `json:"decider"`
+		Run     flows.RunState `json:"run"`
+	}
+	if err := c.do(ctx, http.MethodPost, "/v1/runs/"+url.PathEscape(id)+"/gates/"+url.PathEscape(gate)+"/decision", body, &res); err != nil {
+		return err
+	}
+	fmt.Fprintf(out, "run %s: gate %s at phase %s: %s by %s\n", id, gate, res.Run.Phase, body["decision"], res.Decider)
 	return nil
 }
 

@@ -126,18 +126,28 @@ func (rt *runtime) stop() {
 	}
 }
 
+// operatorAccess is how the local operator decides on an HTTP server: the
+// token serve wrote to its data dir, and the sentence telling others how.
+type operatorAccess struct {
+	token string
+	howTo string
+}
+
 // mcpServer is the MCP server over this runtime, for one transport's caller
 // class. Eager start needs this process's own workflow worker.
-func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolicy, logger *slog.Logger) *mcpserver.Server {
+func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolicy, op operatorAccess, logger *slog.Logger) *mcpserver.Server {
 	transport := mcpserver.TransportStdio
 	var a mcpserver.Auth
 	if caller != mcpserver.CallerLocal {
 		transport, a = mcpserver.TransportHTTP, httpAuth()
+		a.OperatorToken = op.token
 	}
+	authority := approvals.Authority{Identify: a.Person, HowTo: op.howTo}
 	holds.Decider = approvals.Queue{Client: rt.temporal.Client, Namespace: rt.temporal.Namespace}
 	return mcpserver.New(mcpserver.Options{
 		Transport:          transport,
 		Auth:               a,
+		HowToDecide:        op.howTo,
 		Holds:              holds,
 		Registry:           rt.registry,
 		Engine:             mcpserver.TemporalEngine{Client: rt.temporal.Client, Eager: rt.workers != nil},
@@ -147,7 +157,7 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 		AllowTwinMutations: rt.twin.AllowMutations,
 		Version:            version,
 		Logger:             logger,
-		Routes: append([]mcpserver.Routes{runs.Handler{Runs: rt.runs, Identify: mcpserver.Identify, Logger: logger,
+		Routes: append([]mcpserver.Routes{runs.Handler{Runs: rt.runs, Authority: authority, Logger: logger,
 			TemporalUI: rt.temporal.UIAddress}}, rt.ops.routes()...),
 		Observers:    rt.ops.observers(),
 		DashboardURL: os.Getenv("METAFORGE_DASHBOARD_URL"),

@@ -10,7 +10,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"github.com/metaforge/metaforge/mcpserver"
@@ -86,6 +85,27 @@ func (f *temporalFlags) options(useRunning bool) worker.TemporalOptions {
 	}
 }
 
+// pagesBase is where this process serves its pages, as a browser on this
+// machine reaches them: an address bound to every interface is reached on
+// loopback.
+func pagesBase(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return "http://" + addr.String()
+	}
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port)
+}
+
+// howToDecide is what a caller refused a decision is told.
+func howToDecide(tokenPath, pages string) string {
+	return fmt.Sprintf("decide as the local operator, with the operator token metaforge serve wrote to %s: "+
+		"metaforge approve ID / reject ID / run decide on that machine read it, and the pages take it from the URL serve printed at start (%s/approvals?token=...); "+
+		"or present a bearer token the server's verifier accepts (METAFORGE_MCP_JWT_SECRET)", tokenPath, pages)
+}
+
 func runServe(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 	var tf temporalFlags
@@ -119,6 +139,15 @@ func runServe(ctx context.Context, args []string) error {
 		}
 	}
 
+	// The operator token is written before anything else starts: a serve
+	// that cannot give its operator a way to decide does not start.
+	token, tokenPath, err := writeOperatorToken(tf.dataDir)
+	if err != nil {
+		return err
+	}
+	defer removeOperatorToken(tokenPath, token)
+	pages := pagesBase(listener.Addr())
+
 	runWorkers := always
 	if tf.noWorker {
 		runWorkers = never
@@ -132,7 +161,7 @@ func runServe(ctx context.Context, args []string) error {
 	if holds.DashboardURL == "" {
 		holds.DashboardURL = "http://" + listener.Addr().String()
 	}
-	srv := rt.mcpServer(mcpserver.CallerUntrusted, "", holds, logger)
+	srv := rt.mcpServer(mcpserver.CallerUntrusted, "", holds, operatorAccess{token: token, howTo: howToDecide(tokenPath, pages)}, logger)
 	httpServer := &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(listener) }()
@@ -140,7 +169,9 @@ func runServe(ctx context.Context, args []string) error {
 	fmt.Fprintf(os.Stderr, "MetaForge %s\n", version)
 	fmt.Fprintf(os.Stderr, "  MCP (Streamable HTTP): http://%s/mcp\n", listener.Addr())
 	fmt.Fprintf(os.Stderr, "  Health:                http://%s/healthz\n", listener.Addr())
-	fmt.Fprintf(os.Stderr, "  Approvals:             %s/approvals\n", strings.TrimRight(holds.DashboardURL, "/"))
+	fmt.Fprintf(os.Stderr, "  Approvals:             %s/approvals?token=%s\n", pages, token)
+	fmt.Fprintf(os.Stderr, "  Runs:                  %s/runs?token=%s\n", pages, token)
+	fmt.Fprintf(os.Stderr, "  Operator token:        %s (read by metaforge approve, reject, run decide; new each start)\n", tokenPath)
 	fmt.Fprintf(os.Stderr, "  Temporal (%s):   %s namespace %s\n", rt.temporal.Mode, rt.temporal.Address, rt.temporal.Namespace)
 	if rt.temporal.UIAddress != "" {
 		fmt.Fprintf(os.Stderr, "  Temporal UI:           %s\n", rt.temporal.UIAddress)
