@@ -177,7 +177,7 @@ func TestHostileWrites(t *testing.T) {
 
 	f := makeWriteFixtures(t, ctx, rt, queue, logger)
 
-	untrusted := rt.mcpServer(mcpserver.CallerUntrusted, "", mcpserver.HoldPolicy{QueueReachable: true, Window: 3 * time.Minute}, logger)
+	untrusted := rt.mcpServer(mcpserver.CallerUntrusted, "", mcpserver.HoldPolicy{QueueReachable: true, Window: 3 * time.Minute}, operatorAccess{}, logger)
 	web := httptest.NewServer(untrusted.HTTPHandler())
 	defer web.Close()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "hostile-writes", Version: "1"}, nil).
@@ -301,7 +301,7 @@ func TestHostileWrites(t *testing.T) {
 // version.
 func makeWriteFixtures(t *testing.T, ctx context.Context, rt *runtime, queue approvals.Queue, logger *slog.Logger) writeFixtures {
 	t.Helper()
-	local := rt.mcpServer(mcpserver.CallerLocal, "hostile-writes-setup", mcpserver.HoldPolicy{}, logger)
+	local := rt.mcpServer(mcpserver.CallerLocal, "hostile-writes-setup", mcpserver.HoldPolicy{}, operatorAccess{}, logger)
 	ct, st := mcp.NewInMemoryTransports()
 	if _, err := local.MCP().Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
