@@ -215,9 +215,17 @@ function cancelledFor(seen, requestId) {
 // transport: the method, the JSON-RPC message a POST carried, the status,
 // the content type, and the text of an SSE response. With refuseGet it
 // answers every GET with 405, as clients without a standalone stream do.
+// It presents E2E_OPERATOR_TOKEN when set.
 function recordingFetch({ refuseGet }) {
   const log = [];
   const f = async (url, init = {}) => {
+    // The operator's own client: only its answers approve inline over
+    // HTTP (any other client's holds wait in the queue).
+    if (process.env.E2E_OPERATOR_TOKEN) {
+      const headers = new Headers(init.headers ?? {});
+      headers.set('Authorization', `Bearer ${process.env.E2E_OPERATOR_TOKEN}`);
+      init = { ...init, headers };
+    }
     const method = (init.method ?? 'GET').toUpperCase();
     const entry = { method, events: '', ended: false };
     if (method === 'POST' && typeof init.body === 'string') {

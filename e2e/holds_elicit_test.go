@@ -41,8 +41,16 @@ func heServe(t *testing.T, env []string, args ...string) (*process, string) {
 	cmd := command(t, 3*time.Minute, binary, all...)
 	cmd.Env = append(cmd.Env, env...)
 	p := start(t, "metaforge serve", cmd)
+	p.dataDir = all[2] // --data-dir
 	waitHealthy(t, p, fmt.Sprintf("http://127.0.0.1:%d/healthz", httpPort), time.Minute)
 	return p, fmt.Sprintf("http://127.0.0.1:%d/mcp", httpPort)
+}
+
+// heOperator is the environment of a client script that is the operator's
+// own: it presents the token srv wrote, so its answers approve inline.
+func heOperator(t *testing.T, srv *process) []string {
+	t.Helper()
+	return []string{"E2E_OPERATOR_TOKEN=" + operatorToken(t, srv.dataDir)}
 }
 
 // heMCPArgs are the arguments of a `metaforge mcp` that the client spawns,
@@ -214,7 +222,7 @@ func TestHoldElicitHTTP(t *testing.T) {
 	}
 	approve := func(t *testing.T, mode string) approveReport {
 		var r approveReport
-		heRun(t, nil, &r, mode, url)
+		heRun(t, heOperator(t, srv), &r, mode, url)
 		heCheckApproved(t, r.Approved, "metaforge-e2e-elicit-"+mode)
 		t.Logf("tools/call answered %s carrying %v; the GET stream (statuses %v) carried %v", r.CallContentType, r.PostStream, r.GetStatuses, r.GetStream)
 		if r.SessionID == "" {
@@ -224,8 +232,8 @@ func TestHoldElicitHTTP(t *testing.T) {
 		if l := heLogLine(srv.stderr.String(), "mcp_elicitation_late_response_ignored", "session="+r.SessionID); l != "" {
 			t.Errorf("a timely answer was logged as late: %s", l)
 		}
-		if heLogLine(srv.stderr.String(), "mcp_tool_call_held_for_approval", "callId="+r.Approved.ApprovalID, "caller=untrusted", "route=elicitation") == "" {
-			t.Errorf("no held-for-approval log line for %s (caller=untrusted route=elicitation)", r.Approved.ApprovalID)
+		if heLogLine(srv.stderr.String(), "mcp_tool_call_held_for_approval", "callId="+r.Approved.ApprovalID, "caller=local", "route=elicitation") == "" {
+			t.Errorf("no held-for-approval log line for %s (caller=local route=elicitation: the operator's own client)", r.Approved.ApprovalID)
 		}
 		return r
 	}
@@ -269,7 +277,7 @@ func TestHoldElicitHTTP(t *testing.T) {
 				} `json:"delete"`
 			} `json:"variants"`
 		}
-		heRun(t, nil, &r, "http-hangup", url)
+		heRun(t, heOperator(t, srv), &r, "http-hangup", url)
 		if len(r.Variants) != 3 {
 			t.Fatalf("%d variants reported, want 3", len(r.Variants))
 		}
@@ -358,7 +366,7 @@ func TestHoldElicitTimeout(t *testing.T) {
 	for _, mode := range []string{"http-timeout", "http-timeout-no-get"} {
 		t.Run(mode, func(t *testing.T) {
 			var r heTimeoutReport
-			heRun(t, nil, &r, mode, url)
+			heRun(t, heOperator(t, srv), &r, mode, url)
 			heCheckTimeout(t, r, mode == "http-timeout-no-get")
 			id, _ := r.Error.Data["approval_id"].(string)
 			if heLogLine(srv.stderr.String(), "mcp_elicitation_withdrawn", "approval_id="+id) == "" {
@@ -385,7 +393,7 @@ func TestHoldElicitTimeout(t *testing.T) {
 			LateStatus int             `json:"lateStatus"`
 			Outcome    heCallOutcome   `json:"outcome"`
 		}
-		heRun(t, nil, &r, "http-late", url)
+		heRun(t, heOperator(t, srv), &r, "http-late", url)
 		if r.LateStatus != 202 {
 			t.Errorf("the late answer got HTTP %d, want 202", r.LateStatus)
 		}

@@ -25,9 +25,10 @@ type Auth struct {
 	APIKey   string
 	Verifier auth.TokenVerifier
 	// OperatorToken is the local operator's token, which metaforge serve
-	// writes to its data dir (readable only by its user). On /v1, and only
-	// there, it admits the request and identifies the operator: an MCP
-	// client is never given it, so it cannot decide its own holds.
+	// writes to its data dir (readable only by its user). On /v1 it
+	// identifies the operator as a decider; on /mcp and /rpc it makes the
+	// client the operator's own, a local caller. A client that was not
+	// given it cannot decide its own holds.
 	OperatorToken string
 }
 
@@ -95,6 +96,36 @@ func bearer(r *http.Request) string {
 }
 
 type operatorKey struct{}
+
+// operatorExtra marks the token info of a request that presented the
+// operator token on /mcp or /rpc.
+const operatorExtra = "io.metaforge/operator"
+
+// MCPMiddleware guards /mcp and /rpc: the operator token admits the request
+// as the local operator (the person at the keyboard, proved by a file only
+// its user can read), whose client is then a local caller and may be asked
+// to approve its own session's writes inline; anything else meets
+// Middleware's rules.
+func (a Auth) MCPMiddleware(next http.Handler) http.Handler {
+	guarded := a.Middleware(next)
+	asOperator := auth.RequireBearerToken(func(context.Context, string, *http.Request) (*auth.TokenInfo, error) {
+		return &auth.TokenInfo{UserID: approvals.Operator, Expiration: time.Now().Add(24 * time.Hour),
+			Extra: map[string]any{operatorExtra: true}}, nil
+	}, nil)(next)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if a.presentsOperatorToken(r) {
+			asOperator.ServeHTTP(w, r)
+			return
+		}
+		guarded.ServeHTTP(w, r)
+	})
+}
+
+// isOperator says whether verified token info is the operator's.
+func isOperator(ti *auth.TokenInfo) bool {
+	op, _ := ti.Extra[operatorExtra].(bool)
+	return op
+}
 
 // APIMiddleware guards /v1: the operator token admits the request as the
 // local operator; anything else meets Middleware's rules.

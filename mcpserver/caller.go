@@ -17,25 +17,39 @@ const (
 	CallerUntrusted = "untrusted" // HTTP with no identity
 )
 
-// callerOf classifies one request: a bearer token the deployment's
-// verifier accepted identifies a remote caller; otherwise the transport's
-// own class holds (stdio local, HTTP untrusted). A shared API key
-// identifies nobody, so it never makes a caller remote.
+// callerOf classifies one request by what its transport verified.
 func (s *Server) callerOf(extra *mcp.RequestExtra) string {
-	if extra != nil && extra.TokenInfo != nil && extra.TokenInfo.UserID != "" {
-		return CallerRemote
+	if extra == nil {
+		return s.callerFrom(nil)
 	}
-	return s.opts.Caller
+	return s.callerFrom(extra.TokenInfo)
+}
+
+// callerFrom classifies a request by its verified token info: the operator
+// token makes the operator's own client, a local caller, as over stdio; a
+// bearer token the deployment's verifier accepted identifies a remote
+// caller; otherwise the transport's own class holds (stdio local, HTTP
+// untrusted). A shared API key identifies nobody, so it never makes a
+// caller remote.
+func (s *Server) callerFrom(ti *auth.TokenInfo) string {
+	switch {
+	case ti == nil || ti.UserID == "":
+		return s.opts.Caller
+	case isOperator(ti):
+		return CallerLocal
+	}
+	return CallerRemote
 }
 
 // requesterOf is who asked, where that is proved: the subject of a bearer
-// token the verifier accepted; "" otherwise. The call's hold refuses this
-// person's own approval.
+// token the verifier accepted; "" otherwise, and for the operator, who is
+// the one person of a deployment without identities. The call's hold
+// refuses this person's own approval.
 func requesterOf(extra *mcp.RequestExtra) string {
-	if extra != nil && extra.TokenInfo != nil {
-		return extra.TokenInfo.UserID
+	if extra == nil {
+		return requesterFrom(nil)
 	}
-	return ""
+	return requesterFrom(extra.TokenInfo)
 }
 
 // requesterIn is requesterOf for the legacy dialect, which reaches the
@@ -43,8 +57,12 @@ func requesterOf(extra *mcp.RequestExtra) string {
 // the request's context. Without it a token's subject could hold a write
 // over /rpc and approve it herself on /v1.
 func requesterIn(ctx context.Context) string {
-	if ti := auth.TokenInfoFromContext(ctx); ti != nil {
-		return ti.UserID
+	return requesterFrom(auth.TokenInfoFromContext(ctx))
+}
+
+func requesterFrom(ti *auth.TokenInfo) string {
+	if ti == nil || isOperator(ti) {
+		return ""
 	}
-	return ""
+	return ti.UserID
 }

@@ -105,8 +105,12 @@ func (s *Server) rule(req *mcp.CallToolRequest, in workflows.ToolCallInput) ruli
 	default:
 		return r
 	}
+	// Only a local caller (stdio, or HTTP with the operator token) is
+	// asked inline: its answer is the operator's. Any other client's
+	// answer would be the caller approving its own write, so its holds go
+	// to the queue, where a verified person decides.
 	switch {
-	case canElicit && s.holds.Decider != nil:
+	case canElicit && in.Caller == CallerLocal && s.holds.Decider != nil:
 		r.route = workflows.RouteElicitation
 	case s.holds.QueueReachable && s.holds.Decider != nil:
 		r.route = workflows.RouteDashboard

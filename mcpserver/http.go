@@ -33,7 +33,7 @@ func (s *Server) HTTPHandler() http.Handler {
 		MaxRequestBodyBytes: MaxFrameBytes + 1,
 	})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", s.opts.Auth.Middleware(s.trackStreams(s.screenHTTP(s.carryProfile(streamable)))))
+	mux.Handle("/mcp", s.opts.Auth.MCPMiddleware(s.trackStreams(s.screenHTTP(s.carryProfile(streamable)))))
 	mux.HandleFunc("GET /healthz", s.serveHealthz)
 	mux.Handle("POST /rpc", s.RPCHandler())
 	api := http.NewServeMux()

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
 	"github.com/metaforge/metaforge/adapters"
@@ -161,7 +162,7 @@ func (s *Server) legacyToolCall(ctx context.Context, req *legacyRequest, send fu
 		}
 		return nil, legacyCallError(rpcErr, p.ToolID, started)
 	}
-	in.Requester = requesterIn(ctx)
+	in.Caller, in.Requester = s.callerFrom(auth.TokenInfoFromContext(ctx)), requesterIn(ctx)
 	record.in = &in
 	stop := reportLegacyProgress(req.ID, in, send)
 	res, rpcErr := s.dispatch(ctx, nil, in)

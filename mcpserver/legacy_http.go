@@ -18,7 +18,7 @@ import (
 // tool/result progress: the dialect defines no stream over HTTP, and a POST's
 // one JSON answer has no room for notifications before it.
 func (s *Server) RPCHandler() http.Handler {
-	return s.opts.Auth.Middleware(http.HandlerFunc(s.serveRPC))
+	return s.opts.Auth.MCPMiddleware(http.HandlerFunc(s.serveRPC))
 }
 
 func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
