@@ -95,7 +95,7 @@ func (s *Server) screenHTTP(next http.Handler) http.Handler {
 		case v.reply != nil:
 			httpjson.WriteEncoded(w, v.status, v.reply)
 		case v.legacy != nil:
-			resp := s.answerLegacy(r.Context(), v.legacy)
+			resp := s.answerLegacy(withRemote(r.Context(), r.RemoteAddr), v.legacy)
 			if resp == nil {
 				w.WriteHeader(http.StatusAccepted)
 				return
