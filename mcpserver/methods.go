@@ -110,6 +110,8 @@ func checkMCPMessage(msg []byte, initialized bool) verdict {
 		return errorVerdict(id, protocol.InvalidRequest, fmt.Sprintf("invalid request: %s is a notification, which carries no id", req.Method), 400)
 	case !m.notification && !call:
 		return errorVerdict(nil, protocol.InvalidRequest, fmt.Sprintf("invalid request: %s is a request and needs an id (a string or an integer)", req.Method), 400)
+	case call && initialized && req.Method == "initialize":
+		return errorVerdict(id, protocol.InvalidRequest, "invalid request: this session is already initialized; to start over, open a new session (over HTTP, POST initialize without Mcp-Session-Id)", 200)
 	case call && !initialized && !beforeInitialize[req.Method]:
 		return errorVerdict(id, protocol.InvalidRequest, fmt.Sprintf("invalid request: %s before initialize; send initialize first (and notifications/initialized after its answer)", req.Method), 200)
 	}

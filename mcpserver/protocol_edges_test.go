@@ -71,6 +71,7 @@ func TestProtocolEdgesOverMCPHTTP(t *testing.T) {
 		{"a request without an id", `{"jsonrpc":"2.0","method":"tools/list"}`, -32600, "null"},
 		{"a notification with an id", `{"jsonrpc":"2.0","id":8,"method":"notifications/initialized"}`, -32600, "8"},
 		{"tools/call with params of the wrong type", `{"jsonrpc":"2.0","id":12,"method":"tools/call","params":{"name":5}}`, -32602, "12"},
+		{"a second initialize", `{"jsonrpc":"2.0","id":15,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"edges","version":"1"}}}`, -32600, "15"},
 		{"a batch with an unknown method", `[{"jsonrpc":"2.0","id":13,"method":"ping"},{"jsonrpc":"2.0","id":14,"method":"nope"}]`, -32601, "null"},
 	}, badIDEdges...)
 	for _, e := range during {
