@@ -76,6 +76,9 @@ func (s *batchSession) post(ctx context.Context, t *testing.T, body string) (*ht
 }
 
 func median(samples []time.Duration) time.Duration {
+	if len(samples) == 0 {
+		return 0
+	}
 	s := slices.Clone(samples)
 	slices.Sort(s)
 	return s[len(s)/2]
@@ -83,20 +86,23 @@ func median(samples []time.Duration) time.Duration {
 
 // p99 is the 99th percentile of samples (nearest rank).
 func p99(samples []time.Duration) time.Duration {
+	if len(samples) == 0 {
+		return 0
+	}
 	s := slices.Clone(samples)
 	slices.Sort(s)
 	return s[(len(s)*99+99)/100-1]
 }
 
-// One session floods the server with a batch of 100 slow calls; another
+// One session floods the server with batches of 100 calls; another
 // session's health.check must stay as quick as when the server is idle
 // (p99 within 2x), because the flood's calls wait their turn in their own
 // session's queue instead of all running at once.
 //
 // This machine is shared, and one burst of someone else's load decides a
-// p99: a round (idle samples, then as many under a fresh flood) is tried
-// up to three times and one within bounds passes. Without the scheduler
-// every round fails by ten times or more.
+// p99: a round (idle samples, then as many under the flood) is tried up to
+// three times and one within bounds passes. Without the scheduler every
+// round failed by ten times or more (p99 2-3.5 s against 0.1-0.2 s idle).
 func TestFloodingSessionDoesNotStarveAnother(t *testing.T) {
 	s := theStack(t)
 	cs := s.ConnectHTTP(t, nil)
@@ -114,30 +120,35 @@ func TestFloodingSessionDoesNotStarveAnother(t *testing.T) {
 		idleP99, floodP99 := p99(idle), p99(flooded)
 		t.Logf("round %d: health.check p99 idle %s, under a flood of 100 calls %s (%d and %d samples; medians %s and %s)",
 			round, idleP99, floodP99, len(idle), len(flooded), median(idle), median(flooded))
-		if floodP99 <= 2*idleP99 {
+		enough := len(idle) >= minFloodSamples && len(flooded) >= minFloodSamples
+		if enough && floodP99 <= 2*idleP99 {
 			return
 		}
 		if round == 3 {
-			t.Fatalf("health.check p99 under the flood was over twice its idle p99 in %d rounds", round)
+			t.Fatalf("in %d rounds health.check never kept its p99 under the flood within twice its idle p99 over at least %d samples each", round, minFloodSamples)
 		}
 		// The flood's calls that started run on in Temporal: the next
 		// round's idle samples wait them out.
-		time.Sleep(floodSleep + 2*time.Second)
+		time.Sleep(floodSleep + 5*time.Second)
 	}
 }
 
 // floodSamples is how many health.checks are timed idle and under the
 // flood each; floodSampling bounds the time spent on each (the race
-// detector slows every call tenfold).
+// detector slows every call tenfold). floodSleep is each flood call's.
 const (
 	floodSamples  = 100
 	floodSampling = 20 * time.Second
-	floodSleep    = 25 * time.Second
+	floodSleep    = time.Second
+	// minFloodSamples is the fewest samples a round's p99 is taken from:
+	// a round with fewer (the machine was busy) is tried again.
+	minFloodSamples = 10
 )
 
-// floodRound times health.check idle, then under a batch of 100 calls of
-// fixture.sleep (floodSleep each, longer than the sampling) from another session, which hangs up once the
-// samples are taken: what of its batch still waits is dropped.
+// floodRound times health.check idle, then while another session floods
+// the server: it sends a batch of 100 calls of fixture.sleep (floodSleep
+// each), and another as soon as one is answered, until the samples are
+// taken; then it hangs up, and what of its batch still waits is dropped.
 func floodRound(t *testing.T, base string, round int, health func() time.Duration) (idle, flooded []time.Duration) {
 	sample := func() []time.Duration {
 		var out []time.Duration
@@ -148,27 +159,23 @@ func floodRound(t *testing.T, base string, round int, health func() time.Duratio
 	}
 	idle = sample()
 	flood := openBatchSession(t, base)
-	var calls []string
-	for i := range 100 {
-		calls = append(calls, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"fixture.sleep","arguments":{"key":"flood-%d-%d","sleep_ms":%d}}}`, i+1, round, i, floodSleep.Milliseconds()))
-	}
 	ctx, hangUp := context.WithCancel(context.Background())
 	floodDone := make(chan int, 1)
 	go func() {
-		_, msgs := flood.post(ctx, t, "["+strings.Join(calls, ",")+"]")
-		floodDone <- len(msgs)
+		batches := 0
+		for ; ctx.Err() == nil; batches++ {
+			var calls []string
+			for i := range 100 {
+				calls = append(calls, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"fixture.sleep","arguments":{"key":"flood-%d-%d-%d","sleep_ms":%d}}}`,
+					i+1, round, batches, i, floodSleep.Milliseconds()))
+			}
+			flood.post(ctx, t, "["+strings.Join(calls, ",")+"]")
+		}
+		floodDone <- batches
 	}()
-	time.Sleep(200 * time.Millisecond) // the batch is in
+	time.Sleep(200 * time.Millisecond) // the first batch is in
 	flooded = sample()
-	select {
-	case n := <-floodDone:
-		t.Fatalf("the flood ended (%d answers) before the samples under it were taken: the test measured nothing", n)
-	default:
-	}
 	hangUp()
-	<-floodDone
-	if len(idle) < 10 || len(flooded) < 10 {
-		t.Fatalf("only %d idle and %d flooded samples in %s each: too few for a p99", len(idle), len(flooded), floodSampling)
-	}
+	t.Logf("round %d: the flood sent %d batches of 100 calls", round, <-floodDone)
 	return idle, flooded
 }
