@@ -55,9 +55,12 @@ hostile:
 # A short fuzzing run of the MCP frame screen and of the dispatcher over
 # stdio, /mcp and /rpc (their seed corpus in mcpserver/testdata/fuzz also
 # runs in every go test). A crasher is written under testdata and fails.
+# Go prints the rate (execs, execs/sec) every 3 s; each new interesting
+# input is minimized for at most 20 runs, so the run fuzzes rather than
+# minimizes.
 fuzz-short:
-	$(GO) test ./mcpserver -run '^$$' -fuzz '^FuzzScreen$$' -fuzztime 15s
-	$(GO) test ./mcpserver -run '^$$' -fuzz '^FuzzDispatch$$' -fuzztime 15s -parallel 2
+	$(GO) test ./mcpserver -run '^$$' -fuzz '^FuzzScreen$$' -fuzztime 15s -fuzzminimizetime 20x
+	$(GO) test ./mcpserver/dispatchfuzz -run '^$$' -fuzz '^FuzzDispatch$$' -fuzztime 15s -fuzzminimizetime 20x -parallel 2
 
 # What the tests need beyond Go, installed if missing (deploy/test-deps.sh).
 test-deps:

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 
@@ -29,6 +30,9 @@ type verdict struct {
 	// legacy is a request in the tool/list, tool/call, health/check
 	// dialect, which MetaForge answers itself.
 	legacy *legacyRequest
+	// ignore is a notification nobody handles: never answered, not
+	// passed on (HTTP 202).
+	ignore bool
 }
 
 // legacyRequest is one JSON-RPC request of the legacy dialect.
@@ -72,6 +76,9 @@ func screen(frame []byte, batches bool) verdict {
 		}
 		ids := map[string]bool{}
 		for i, m := range batch {
+			if bad := badID(m); bad != "" {
+				return errorVerdict(nil, protocol.InvalidRequest, fmt.Sprintf("invalid request: batch message %d: %s", i, bad), 400)
+			}
 			msg, err := jsonrpc.DecodeMessage(m)
 			if err != nil {
 				return errorVerdict(nil, protocol.InvalidRequest, fmt.Sprintf("invalid request: batch message %d: %v", i, err), 400)
@@ -85,6 +92,9 @@ func screen(frame []byte, batches bool) verdict {
 			}
 		}
 	case '{':
+		if bad := badID(trimmed); bad != "" {
+			return errorVerdict(nil, protocol.InvalidRequest, "invalid request: "+bad, 400)
+		}
 		if req := legacyOf(trimmed); req != nil {
 			return verdict{legacy: req}
 		}
@@ -121,20 +131,53 @@ func legacyOf(frame []byte) *legacyRequest {
 	return &legacyRequest{ID: id, Method: method, Params: m["params"]}
 }
 
-// idOf is a message's id when it is a valid one (a string or a number), so
-// an error can answer it; otherwise nil, answered as id null.
+// idOf is a message's id when it is a valid one (a string, or an integer
+// that fits in 64 bits), so an error can answer it; otherwise nil,
+// answered as id null.
 func idOf(msg []byte) json.RawMessage {
+	id := rawID(msg)
+	if !validID(id) {
+		return nil
+	}
+	return id
+}
+
+func rawID(msg []byte) json.RawMessage {
 	var m struct {
 		ID json.RawMessage `json:"id"`
 	}
-	if json.Unmarshal(msg, &m) != nil || len(m.ID) == 0 {
+	if json.Unmarshal(msg, &m) != nil {
 		return nil
 	}
-	switch m.ID[0] {
-	case '"', '-', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
-		return m.ID
+	return m.ID
+}
+
+// validID says whether an id can be answered as it was sent. The SDK reads
+// every number as an int64, so 1.5 would be answered as 1 and 2^70 as
+// -2^63: an id that is neither a string nor such an integer is refused
+// rather than rewritten.
+func validID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
 	}
-	return nil
+	if id[0] == '"' {
+		return true
+	}
+	_, err := strconv.ParseInt(string(id), 10, 64)
+	return err == nil
+}
+
+// badID says what is wrong with a message's id, or "" when it has a valid
+// one, none, or null (which JSON-RPC reads as none).
+func badID(msg []byte) string {
+	id := rawID(msg)
+	if len(id) == 0 || string(id) == "null" || validID(id) {
+		return ""
+	}
+	if len(id) > 0 && (id[0] == '-' || (id[0] >= '0' && id[0] <= '9')) {
+		return fmt.Sprintf("id %s is not an integer that fits in 64 bits; an id is a string or such an integer", id)
+	}
+	return "an id is a string or an integer"
 }
 
 // batchesAllowed says whether an MCP revision has JSON-RPC batches.

@@ -6,9 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,10 +14,10 @@ import (
 )
 
 // The seed corpora are in testdata/fuzz/<target>; plain go test runs them.
-// A short fuzzing run of one target:
+// A short fuzzing run of the screen (the dispatcher's target, fed by
+// testdata/fuzz/FuzzDispatch, is in ./dispatchfuzz):
 //
 //	go test ./mcpserver -run '^$' -fuzz '^FuzzScreen$' -fuzztime 30s
-//	go test ./mcpserver -run '^$' -fuzz '^FuzzDispatch$' -fuzztime 30s -parallel 4
 
 // FuzzScreen feeds hostile input to the stdio line reader and the screen every
 // frame passes (the limits of frames.go): whatever it is, a frame is either
@@ -98,78 +96,6 @@ func checkVerdict(t *testing.T, frame []byte, v verdict) {
 // frameBound is how long any one frame may take to be answered or
 // ignored: the slowest tool on this stack sleeps at most a second.
 const frameBound = 15 * time.Second
-
-var (
-	fuzzHTTPOnce sync.Once
-	fuzzHTTP     *httptest.Server
-)
-
-// FuzzDispatch feeds each frame to a real Server over stdio (ServeStdio on
-// pipes), POST /mcp and POST /rpc, and checks it is answered or ignored
-// within frameBound with no panic, and that afterwards the same server
-// still answers ping, tools/list and tool/list.
-func FuzzDispatch(f *testing.F) {
-	f.Fuzz(func(t *testing.T, frame []byte) {
-		s := realServer(t)
-		fuzzHTTPOnce.Do(func() {
-			mux := http.NewServeMux()
-			mux.Handle("/mcp", s.HTTPHandler())
-			mux.Handle("POST /rpc", s.RPCHandler())
-			fuzzHTTP = httptest.NewServer(mux)
-		})
-		dispatchOverStdio(t, s, frame)
-		dispatchOverHTTP(t, fuzzHTTP.URL, frame)
-	})
-}
-
-func dispatchOverStdio(t *testing.T, s *Server, frame []byte) {
-	c := serveStdioPipes(t, s)
-	c.send(t, frame, []byte(`{"jsonrpc":"2.0","id":"probe-legacy","method":"tool/list","params":{"capability":"test"}}`),
-		[]byte(`{"jsonrpc":"2.0","id":"probe-ping","method":"ping"}`))
-	answer, _ := c.await(t, `"probe-legacy"`, frameBound)
-	if tools := toolsIn(answer, "tools"); tools != 3 {
-		t.Fatalf("stdio: tool/list after %q = %s", frame, answer)
-	}
-	c.await(t, `"probe-ping"`, frameBound) // any answer: the SDK's reader is alive
-	c.close(t)
-}
-
-func dispatchOverHTTP(t *testing.T, base string, frame []byte) {
-	client := &http.Client{Timeout: frameBound}
-	// A session of its own, on the revision with batches, so the frame
-	// reaches the SDK's dispatcher, not only its session check.
-	session := mcpPost(t, client, base, "", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"fuzz","version":"1"}}}`).Header.Get("Mcp-Session-Id")
-	if session == "" {
-		t.Fatal("initialize issued no Mcp-Session-Id")
-	}
-	defer func() {
-		req, _ := http.NewRequest(http.MethodDelete, base+"/mcp", nil)
-		req.Header.Set("Mcp-Session-Id", session)
-		if resp, err := client.Do(req); err == nil {
-			resp.Body.Close()
-		}
-	}()
-	mcpPost(t, client, base, session, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
-
-	resp := mcpPost(t, client, base, session, string(frame))
-	if resp.StatusCode >= 500 {
-		t.Fatalf("POST /mcp %q: %d", frame, resp.StatusCode)
-	}
-	if ping := mcpPost(t, client, base, session, `{"jsonrpc":"2.0","id":"probe-ping","method":"ping"}`); answerTo(ping, "probe-ping") == nil {
-		t.Fatalf("POST /mcp: no answer to ping after %q", frame)
-	}
-	if list := answerTo(mcpPost(t, client, base, session, `{"jsonrpc":"2.0","id":"probe-list","method":"tools/list"}`), "probe-list"); toolsIn(list, "tools") != 3 {
-		t.Fatalf("POST /mcp: tools/list after %q = %s", frame, list)
-	}
-
-	resp = rpcPost(t, client, base, string(frame))
-	if resp.StatusCode >= 500 {
-		t.Fatalf("POST /rpc %q: %d", frame, resp.StatusCode)
-	}
-	if list := answerTo(rpcPost(t, client, base, `{"jsonrpc":"2.0","id":"probe-rpc","method":"tool/list"}`), "probe-rpc"); toolsIn(list, "tools") != 3 {
-		t.Fatalf("POST /rpc: tool/list after %q = %s", frame, list)
-	}
-}
 
 // postAnswer is one POST's status, headers and the JSON-RPC messages in
 // its body (a JSON body, or the data lines of an event stream).

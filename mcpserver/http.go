@@ -93,15 +93,18 @@ func (s *Server) screenHTTP(next http.Handler) http.Handler {
 			httpjson.WriteEncoded(w, http.StatusBadRequest, errorResponse(nil, protocol.ParseError, "could not read the request body: "+err.Error(), nil))
 			return
 		}
-		v := screen(body, batchesAllowed(protocolVersionOf(r)))
-		if v.reply == nil && v.legacy == nil {
+		// A session has an id only once it sent initialize.
+		v := screenMCP(body, batchesAllowed(protocolVersionOf(r)), r.Header.Get("Mcp-Session-Id") != "")
+		if v.reply == nil && v.legacy == nil && !v.ignore {
 			s.noteLateAnswer(r.Header.Get("Mcp-Session-Id"), body)
 		}
 		switch {
 		case v.reply != nil:
 			httpjson.WriteEncoded(w, v.status, v.reply)
+		case v.ignore:
+			w.WriteHeader(http.StatusAccepted)
 		case v.legacy != nil:
-			resp := s.answerLegacy(r.Context(), v.legacy)
+			resp := s.answerLegacy(withRemote(r.Context(), r.RemoteAddr), v.legacy)
 			if resp == nil {
 				w.WriteHeader(http.StatusAccepted)
 				return

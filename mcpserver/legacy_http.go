@@ -37,7 +37,7 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request) {
 	case v.reply != nil:
 		httpjson.WriteEncoded(w, v.status, v.reply)
 	case v.legacy != nil:
-		resp := s.answerLegacy(r.Context(), v.legacy)
+		resp := s.answerLegacy(withRemote(r.Context(), r.RemoteAddr), v.legacy)
 		if resp == nil {
 			w.WriteHeader(http.StatusNoContent) // a notification
 			return

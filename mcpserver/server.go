@@ -61,6 +61,9 @@ type Options struct {
 	// for every tool. A connection's own ?profile= wins over it; stdio,
 	// with no URL, is served this one. Check it with ValidateProfile.
 	Profile string
+	// Limits bound the calls each caller class may run, queue and start
+	// per second; unset fields take DefaultClassLimits.
+	Limits Limits
 }
 
 // Transports.
@@ -86,6 +89,10 @@ type Server struct {
 	asks    openAsks
 	posts   postContexts
 	decided decisionWaiters
+	// limits, sched and rates are the call limits and their state.
+	limits Limits
+	sched  *scheduler
+	rates  rateBuckets
 }
 
 // New builds the server and the SDK server for the default profile; the
@@ -100,7 +107,8 @@ func New(opts Options) *Server {
 	if opts.Transport == "" {
 		opts.Transport = TransportStdio
 	}
-	s := &Server{opts: opts, holds: opts.Holds.withDefaults()}
+	s := &Server{opts: opts, holds: opts.Holds.withDefaults(), limits: opts.Limits.withDefaults()}
+	s.sched = newScheduler(s.limits.MaxRunning)
 	if s.holds.Decider != nil {
 		s.holds.Decider = wakingDecider{Decider: s.holds.Decider, wake: s.decided.wake}
 	}

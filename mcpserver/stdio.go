@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -31,16 +32,18 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 
 	var legacy sync.WaitGroup
 	readDone := make(chan error, 1)
+	initialized := false // an initialize went on to the SDK
 	go func() {
 		readDone <- readLines(in, func(line []byte, tooLong bool) error {
 			if tooLong {
 				w.writeLine(errorResponse(nil, protocol.InvalidRequest, fmt.Sprintf("request too large: a message line is over %d bytes (16 MiB); send large data as a file path", MaxFrameBytes), nil))
 				return nil
 			}
-			v := screen(line, sessionHasBatches(session))
+			v := screenMCP(line, sessionHasBatches(session), initialized)
 			switch {
 			case v.reply != nil:
 				w.writeLine(v.reply)
+			case v.ignore:
 			case v.legacy != nil:
 				legacy.Go(func() {
 					if resp := s.answerLegacyStreaming(ctx, v.legacy, w.writeLine); resp != nil {
@@ -48,6 +51,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 					}
 				})
 			default:
+				initialized = initialized || sendsInitialize(line)
 				s.noteLateAnswer(session.ID(), line)
 				if _, err := fromScreen.Write(append(line, '\n')); err != nil {
 					return err
@@ -78,6 +82,21 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 		}
 		return fmt.Errorf("the MCP session ended while stdin was open: %v", waitErr)
 	}
+}
+
+// sendsInitialize says whether a frame that passed the screen holds an
+// initialize request.
+func sendsInitialize(frame []byte) bool {
+	var batch []json.RawMessage
+	if json.Unmarshal(frame, &batch) != nil {
+		batch = []json.RawMessage{frame}
+	}
+	for _, m := range batch {
+		if req := requestOf(m); req != nil && req.Method == "initialize" {
+			return true
+		}
+	}
+	return false
 }
 
 // sessionHasBatches says whether the session negotiated a revision with

@@ -115,10 +115,21 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 
 // dispatch runs a prepared call, held or not. req is nil for the legacy
 // dialect, which has no way to ask its client anything.
+// Every call passes its caller's rate first; one that is not held then
+// waits its fair turn for a running slot (a held call waits for a person
+// and takes none).
 func (s *Server) dispatch(ctx context.Context, req *mcp.CallToolRequest, in workflows.ToolCallInput) (workflows.ToolCallResult, *jsonrpc.Error) {
+	if rpcErr := s.checkRate(ctx, in); rpcErr != nil {
+		return workflows.ToolCallResult{}, rpcErr
+	}
 	if r := s.rule(req, in); r.held {
 		return s.runHeld(ctx, req, in, r)
 	}
+	release, rpcErr := s.takeSlot(ctx, in)
+	if rpcErr != nil {
+		return workflows.ToolCallResult{}, rpcErr
+	}
+	defer release()
 	runID, err := s.opts.Engine.StartCall(ctx, in, nil)
 	if err != nil {
 		return workflows.ToolCallResult{}, s.startError(in, err)

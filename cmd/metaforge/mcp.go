@@ -20,11 +20,17 @@ func runMCP(ctx context.Context, args []string) error {
 	tf.register(fs)
 	var hf holdFlags
 	hf.register(fs)
+	var lf limitFlags
+	lf.register(fs)
 	opts, logger, err := tf.parse(fs, args, true)
 	if err != nil {
 		return err
 	}
 	holds, err := hf.policy()
+	if err != nil {
+		return err
+	}
+	limits, err := lf.limits()
 	if err != nil {
 		return err
 	}
@@ -39,6 +45,7 @@ func runMCP(ctx context.Context, args []string) error {
 		return err
 	}
 	defer rt.stop()
+	rt.limits = limits
 	srv := rt.mcpServer(mcpserver.CallerLocal, stdioSessionID(), holds, operatorAccess{}, logger)
 	logger.Info("serving MCP on stdio", "temporal", rt.temporal.Mode, "address", rt.temporal.Address)
 	if err := srv.ServeStdio(ctx, os.Stdin, os.Stdout); err != nil {

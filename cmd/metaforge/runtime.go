@@ -33,6 +33,8 @@ type runtime struct {
 	runs     *runs.Service
 	ops      *operations
 	profile  string
+	// limits are --max-running-calls and --limits-<class>.
+	limits mcpserver.Limits
 }
 
 // startRuntime connects to (or embeds) Temporal, builds the catalogue, and
@@ -162,6 +164,7 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 		Observers:    rt.ops.observers(),
 		DashboardURL: os.Getenv("METAFORGE_DASHBOARD_URL"),
 		Profile:      rt.profile,
+		Limits:       rt.limits,
 		Middleware:   []mcp.Middleware{rt.ops.tracing.Middleware(rt.registered)},
 	})
 }

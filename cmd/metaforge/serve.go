@@ -112,12 +112,18 @@ func runServe(ctx context.Context, args []string) error {
 	tf.register(fs)
 	var hf holdFlags
 	hf.register(fs)
+	var lf limitFlags
+	lf.register(fs)
 	httpAddr := fs.String("http-addr", "127.0.0.1:8765", "MCP Streamable HTTP (/mcp) and /healthz")
 	opts, logger, err := tf.parse(fs, args, false)
 	if err != nil {
 		return err
 	}
 	holds, err := hf.policy()
+	if err != nil {
+		return err
+	}
+	limits, err := lf.limits()
 	if err != nil {
 		return err
 	}
@@ -157,6 +163,7 @@ func runServe(ctx context.Context, args []string) error {
 		return err
 	}
 	defer rt.stop()
+	rt.limits = limits
 
 	if holds.DashboardURL == "" {
 		holds.DashboardURL = "http://" + listener.Addr().String()

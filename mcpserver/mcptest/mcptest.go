@@ -107,14 +107,20 @@ func (s *Stack) Connect(t testing.TB, opts *mcp.ClientOptions) *mcp.ClientSessio
 // remote client connects: the session has an Mcp-Session-Id.
 func (s *Stack) ConnectHTTP(t testing.TB, opts *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
-	s.httpOnce.Do(func() { s.http = httptest.NewServer(s.Server.HTTPHandler()) })
 	c := mcp.NewClient(&mcp.Implementation{Name: "mcptest", Version: "1"}, opts)
-	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.http.URL + "/mcp"}, nil)
+	cs, err := c.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: s.URL() + "/mcp"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = cs.Close() })
 	return cs
+}
+
+// URL is the base URL of the stack's HTTP server (/mcp, /rpc, /v1), for
+// tests that speak raw HTTP, such as a client sending JSON-RPC batches.
+func (s *Stack) URL() string {
+	s.httpOnce.Do(func() { s.http = httptest.NewServer(s.Server.HTTPHandler()) })
+	return s.http.URL
 }
 
 // Shared lets a package start one stack for all its tests: the process ends
