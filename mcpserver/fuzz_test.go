@@ -161,15 +161,3 @@ func answerTo(a postAnswer, id string) []byte {
 	}
 	return nil
 }
-
-// toolsIn counts result.<key> in a JSON-RPC success response; -1 if none.
-func toolsIn(answer []byte, key string) int {
-	var m struct {
-		Result map[string]json.RawMessage `json:"result"`
-	}
-	var list []json.RawMessage
-	if json.Unmarshal(answer, &m) != nil || json.Unmarshal(m.Result[key], &list) != nil {
-		return -1
-	}
-	return len(list)
-}

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/metaforge/metaforge/internal/hostile"
+	"github.com/metaforge/metaforge/mcpserver/stdiotest"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -157,23 +158,23 @@ func TestHostileFrames(t *testing.T) {
 // answers it until the health check after it is answered (and, for a frame
 // with a right answer, until that came).
 func hostileOverStdio(t *testing.T, s *Server, f hostileFrame, health string, healthy func([]byte) bool) error {
-	c := serveStdioPipes(t, s)
-	defer c.close(t)
-	c.send(t, []byte(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"hostile","version":"1"}}}`))
-	c.await(t, `"init"`, frameBound)
-	c.send(t, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
+	c := stdiotest.Serve(t, s)
+	defer c.Close(t)
+	c.Send(t, []byte(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-03-26","capabilities":{},"clientInfo":{"name":"hostile","version":"1"}}}`))
+	c.Await(t, `"init"`, frameBound)
+	c.Send(t, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`))
 	if bytes.IndexByte(f.frame, '\n') < 0 || len(f.frame) > MaxFrameBytes {
-		c.send(t, f.frame)
+		c.Send(t, f.frame)
 	} else {
-		c.send(t, bytes.Split(f.frame, []byte("\n"))...) // a line each, as a client writes them
+		c.Send(t, bytes.Split(f.frame, []byte("\n"))...) // a line each, as a client writes them
 	}
-	c.send(t, []byte(health), []byte(`{"jsonrpc":"2.0","id":"probe-ping","method":"ping"}`))
+	c.Send(t, []byte(health), []byte(`{"jsonrpc":"2.0","id":"probe-ping","method":"ping"}`))
 	var answers [][]byte
 	deadline := time.After(frameBound)
 	gotHealth, gotPing := false, false
 	for !gotHealth || !gotPing || (f.code != 0 && wellFormed(answers, f.code) != "") {
 		select {
-		case line, ok := <-c.lines:
+		case line, ok := <-c.Lines():
 			if !ok {
 				return fmt.Errorf("stdout closed")
 			}

@@ -1,8 +1,6 @@
 package mcpserver
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -20,6 +18,7 @@ import (
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/internal/adaptertest"
+	"github.com/metaforge/metaforge/mcpserver/stdiotest"
 	"github.com/metaforge/metaforge/worker/workertest"
 )
 
@@ -90,116 +89,6 @@ func realServer(t testing.TB) *Server {
 	return realSrv
 }
 
-// stdioConn is a ServeStdio session on pipes, as a client process sees it.
-type stdioConn struct {
-	in    *io.PipeWriter
-	lines chan []byte
-	done  chan error
-	// early are answers read while awaiting another, by id.
-	early map[string][]byte
-}
-
-func serveStdioPipes(t testing.TB, s *Server) *stdioConn {
-	t.Helper()
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	c := &stdioConn{in: inW, lines: make(chan []byte, 1024), done: make(chan error, 1), early: map[string][]byte{}}
-	go func() {
-		c.done <- s.ServeStdio(context.Background(), inR, outW)
-		_ = outW.Close()
-	}()
-	go func() {
-		defer close(c.lines)
-		r := bufio.NewReader(outR)
-		for {
-			line, err := r.ReadBytes('\n')
-			if len(bytes.TrimSpace(line)) > 0 {
-				c.lines <- line
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	return c
-}
-
-// send writes frames as lines; it fails the test if the server stops reading.
-func (c *stdioConn) send(t testing.TB, frames ...[]byte) {
-	t.Helper()
-	written := make(chan error, 1)
-	go func() {
-		var err error
-		for _, f := range frames {
-			if _, err = c.in.Write(append(f, '\n')); err != nil {
-				break
-			}
-		}
-		written <- err
-	}()
-	select {
-	case err := <-written:
-		if err != nil {
-			t.Fatalf("write to ServeStdio: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("ServeStdio stopped reading its input")
-	}
-}
-
-// await reads lines until the answer to id, returning it and the messages
-// without an id (notifications) that came before it. Answers come in any
-// order: those to other ids are kept for their own await.
-func (c *stdioConn) await(t testing.TB, id string, within time.Duration) (answer []byte, notes [][]byte) {
-	t.Helper()
-	if line, ok := c.early[id]; ok {
-		delete(c.early, id)
-		return line, nil
-	}
-	deadline := time.After(within)
-	for {
-		select {
-		case line, ok := <-c.lines:
-			if !ok {
-				t.Fatalf("stdout closed before the answer to %s", id)
-			}
-			var m map[string]json.RawMessage
-			if err := json.Unmarshal(line, &m); err != nil {
-				t.Fatalf("stdout line %q is not one JSON object: %v", line, err)
-			}
-			got, ok := m["id"]
-			switch {
-			case !ok:
-				notes = append(notes, line)
-			case string(got) == id:
-				return line, notes
-			default:
-				c.early[string(got)] = line
-			}
-		case <-deadline:
-			t.Fatalf("no answer to %s within %s", id, within)
-		}
-	}
-}
-
-// close ends the input and waits for ServeStdio to return.
-func (c *stdioConn) close(t testing.TB) {
-	t.Helper()
-	_ = c.in.Close()
-	go func() {
-		for range c.lines { // keep stdout drained until it closes
-		}
-	}()
-	select {
-	case err := <-c.done:
-		if err != nil {
-			t.Errorf("ServeStdio: %v", err)
-		}
-	case <-time.After(20 * time.Second):
-		t.Fatal("ServeStdio did not return after its input ended")
-	}
-}
-
 // rpcServer serves POST /rpc as http.go mounts it.
 func rpcServer(t testing.TB, s *Server) *httptest.Server {
 	mux := http.NewServeMux()
@@ -214,11 +103,11 @@ func rpcServer(t testing.TB, s *Server) *httptest.Server {
 type legacyExchange func(t *testing.T, id, frame string) (answer []byte, notes [][]byte)
 
 func overStdio(t *testing.T, s *Server) legacyExchange {
-	c := serveStdioPipes(t, s)
-	t.Cleanup(func() { c.close(t) })
+	c := stdiotest.Serve(t, s)
+	t.Cleanup(func() { c.Close(t) })
 	return func(t *testing.T, id, frame string) ([]byte, [][]byte) {
-		c.send(t, []byte(frame))
-		return c.await(t, id, 30*time.Second)
+		c.Send(t, []byte(frame))
+		return c.Await(t, id, 30*time.Second)
 	}
 }
 
@@ -522,10 +411,10 @@ func TestLegacyToolResultEnvelope(t *testing.T) {
 func TestLegacyToolResultOverStdio(t *testing.T) {
 	s := realServer(t)
 	setProgressEvery(t, 50*time.Millisecond)
-	c := serveStdioPipes(t, s)
-	defer c.close(t)
-	c.send(t, []byte(`{"jsonrpc":"2.0","id":"long-2","method":"tool/call","params":{"tool_id":"fixture.sleep","arguments":{"key":"q","sleep_ms":600}}}`))
-	answer, notes := c.await(t, `"long-2"`, 30*time.Second)
+	c := stdiotest.Serve(t, s)
+	defer c.Close(t)
+	c.Send(t, []byte(`{"jsonrpc":"2.0","id":"long-2","method":"tool/call","params":{"tool_id":"fixture.sleep","arguments":{"key":"q","sleep_ms":600}}}`))
+	answer, notes := c.Await(t, `"long-2"`, 30*time.Second)
 	if env := decodeObject(t, answer); env["result"] == nil {
 		t.Fatalf("answer %s", answer)
 	}

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"testing"
 	"time"
+
+	"github.com/metaforge/metaforge/mcpserver/stdiotest"
 )
 
 // limitedServer is realServer's stack (its Temporal, workers and fixture)
@@ -65,21 +67,21 @@ func TestRateLimitRefusesRetryably(t *testing.T) {
 // one more refused at once, retryable, instead of hanging; the others run.
 func TestQueuedLimitRefusesRetryably(t *testing.T) {
 	s := limitedServer(t, ClassLimits{Running: 1, Queued: 2})
-	c := serveStdioPipes(t, s)
-	t.Cleanup(func() { c.close(t) })
+	c := stdiotest.Serve(t, s)
+	t.Cleanup(func() { c.Close(t) })
 	for i := range 2 {
-		c.send(t, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":"slow-%d","method":"tool/call","params":{"tool_id":"fixture.sleep","arguments":{"key":"queued-%d","sleep_ms":1000}}}`, i, i)))
+		c.Send(t, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":"slow-%d","method":"tool/call","params":{"tool_id":"fixture.sleep","arguments":{"key":"queued-%d","sleep_ms":1000}}}`, i, i)))
 	}
 	time.Sleep(300 * time.Millisecond) // both are admitted: one runs, one waits
 	started := time.Now()
-	c.send(t, []byte(`{"jsonrpc":"2.0","id":"third","method":"tool/call","params":{"tool_id":"fixture.echo","arguments":{"key":"queued-3"}}}`))
-	answer, _ := c.await(t, `"third"`, 5*time.Second)
+	c.Send(t, []byte(`{"jsonrpc":"2.0","id":"third","method":"tool/call","params":{"tool_id":"fixture.echo","arguments":{"key":"queued-3"}}}`))
+	answer, _ := c.Await(t, `"third"`, 5*time.Second)
 	refusedForLimit(t, answer, "queued")
 	if took := time.Since(started); took > 900*time.Millisecond {
 		t.Fatalf("the refusal took %s, as long as a queued call: it waited instead of being refused", took)
 	}
 	for i := range 2 {
-		answer, _ := c.await(t, fmt.Sprintf(`"slow-%d"`, i), 30*time.Second)
+		answer, _ := c.Await(t, fmt.Sprintf(`"slow-%d"`, i), 30*time.Second)
 		if jsonHas(answer, "error") {
 			t.Fatalf("admitted call %d failed: %s", i, answer)
 		}

@@ -6,6 +6,8 @@ import (
 	"net/http/httptest"
 	"testing"
 	"time"
+
+	"github.com/metaforge/metaforge/mcpserver/stdiotest"
 )
 
 // edge is one frame a careless client sends, and the JSON-RPC error it
@@ -96,18 +98,18 @@ func TestProtocolEdgesOverMCPHTTP(t *testing.T) {
 // that cannot be echoed are refused, in MCP and in the legacy dialect.
 func TestProtocolEdgesOverStdio(t *testing.T) {
 	s := realServer(t)
-	c := serveStdioPipes(t, s)
-	defer c.close(t)
-	c.send(t, []byte(`{"jsonrpc":"2.0","id":"early","method":"tools/list"}`))
-	answer, _ := c.await(t, `"early"`, frameBound)
+	c := stdiotest.Serve(t, s)
+	defer c.Close(t)
+	c.Send(t, []byte(`{"jsonrpc":"2.0","id":"early","method":"tools/list"}`))
+	answer, _ := c.Await(t, `"early"`, frameBound)
 	if ok, got := edgeReply(answer, edge{code: -32600, id: `"early"`}); !ok {
 		t.Errorf("a call before initialize: %s, want -32600", got)
 	}
 	edges := append(badIDEdges, edge{"legacy id 1.5", `{"jsonrpc":"2.0","id":1.5,"method":"tool/list"}`, -32600, "null"},
 		edge{"legacy id 2^70", `{"jsonrpc":"2.0","id":1180591620717411303424,"method":"health/check"}`, -32600, "null"})
 	for _, e := range edges {
-		c.send(t, []byte(e.frame))
-		answer, _ := c.await(t, "null", frameBound)
+		c.Send(t, []byte(e.frame))
+		answer, _ := c.Await(t, "null", frameBound)
 		if ok, got := edgeReply(answer, e); !ok {
 			t.Errorf("%s: answered %s, want code %d id %s", e.name, got, e.code, e.id)
 		}

@@ -8,24 +8,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/metaforge/metaforge/internal/solver"
+	"github.com/metaforge/metaforge/internal/solver/solvertest"
 	"github.com/metaforge/metaforge/protocol"
 )
-
-// countingRuntime runs commands in Process and counts them, so a test can
-// tell a refused mesh never started ccx.
-type countingRuntime struct {
-	solver.Process
-	runs atomic.Int32
-}
-
-func (c *countingRuntime) Exec(ctx context.Context, cmd solver.Command, p solver.Policy) (solver.Output, error) {
-	c.runs.Add(1)
-	return c.Process.Exec(ctx, cmd, p)
-}
 
 // CalculiX acts on every keyword of the mesh a deck includes. A mesh (or a
 // file it includes) that makes ccx read a file outside the roots, in any
@@ -88,7 +76,7 @@ func TestMeshNamingFiles(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			m := variant("hostile.inp", c.extra)
-			rt := &countingRuntime{}
+			rt := solvertest.Process()
 			ctx := solver.WithRuntime(context.Background(), rt, solver.Policy{})
 			b, _ := json.Marshal(args(m))
 			res, err := New(ws).Call(ctx, ToolRunFEA, b)
@@ -102,7 +90,7 @@ func TestMeshNamingFiles(t *testing.T) {
 			if strings.Contains(pe.Details, "LEAKED") {
 				t.Errorf("the refusal carries the outside file: %s", pe.Details)
 			}
-			if n := rt.runs.Load(); n != 0 {
+			if n := rt.Runs(); n != 0 {
 				t.Errorf("ccx was started %d times for a refused mesh", n)
 			}
 		})

@@ -6,25 +6,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/metaforge/metaforge/internal/solver"
+	"github.com/metaforge/metaforge/internal/solver/solvertest"
 	"github.com/metaforge/metaforge/internal/workspace"
 	"github.com/metaforge/metaforge/protocol"
 )
-
-// countingRuntime runs commands in Process and counts them, so a test can
-// tell a refused input never started gmsh.
-type countingRuntime struct {
-	solver.Process
-	runs atomic.Int32
-}
-
-func (c *countingRuntime) Exec(ctx context.Context, cmd solver.Command, p solver.Policy) (solver.Output, error) {
-	c.runs.Add(1)
-	return c.Process.Exec(ctx, cmd, p)
-}
 
 // A multi-file STEP names its parts' files (DOCUMENT_FILE), and
 // OpenCASCADE opens them as gmsh merges the assembly, wherever they are.
@@ -55,18 +43,18 @@ func TestStepExternalReferences(t *testing.T) {
 		t.Fatal(err)
 	}
 	ws := workspace.New(filepath.Join(base, "data"), root)
-	run := func(t *testing.T, ref string) (error, int32) {
+	run := func(t *testing.T, ref string) (int32, error) {
 		t.Helper()
 		step := strings.ReplaceAll(string(assembly), "'extpart1.stp'", "'"+ref+"'")
 		p := filepath.Join(root, "assembly.step")
 		if err := os.WriteFile(p, []byte(step), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		rt := &countingRuntime{}
+		rt := solvertest.Process()
 		ctx := solver.WithRuntime(context.Background(), rt, solver.Policy{})
 		raw, _ := json.Marshal(map[string]any{"input_file": p, "mesh_size_mm": 5})
 		_, err := New(ws).Call(ctx, ToolGenerateMesh, raw)
-		return err, rt.runs.Load()
+		return rt.Runs(), err
 	}
 	for name, ref := range map[string]string{
 		"absolute, outside":  secret,
@@ -79,7 +67,7 @@ func TestStepExternalReferences(t *testing.T) {
 		"dot dot":            "..",
 	} {
 		t.Run(name, func(t *testing.T) {
-			err, runs := run(t, ref)
+			runs, err := run(t, ref)
 			wantError(t, err, protocol.InvalidParams, "DOCUMENT_FILE", "line")
 			if runs != 0 {
 				t.Errorf("gmsh was started %d times for a refused input", runs)
@@ -87,7 +75,7 @@ func TestStepExternalReferences(t *testing.T) {
 		})
 	}
 	t.Run("a plain file name", func(t *testing.T) {
-		err, runs := run(t, "extpart1.stp")
+		runs, err := run(t, "extpart1.stp")
 		if runs == 0 {
 			t.Errorf("a reference by plain name was refused: %v", err)
 		}

@@ -7,25 +7,13 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/metaforge/metaforge/internal/solver"
+	"github.com/metaforge/metaforge/internal/solver/solvertest"
 	"github.com/metaforge/metaforge/internal/workspace"
 	"github.com/metaforge/metaforge/protocol"
 )
-
-// countingRuntime runs commands in Process and counts them, so a test can
-// tell a refused design never started pcbnew.
-type countingRuntime struct {
-	solver.Process
-	runs atomic.Int32
-}
-
-func (c *countingRuntime) Exec(ctx context.Context, cmd solver.Command, p solver.Policy) (solver.Output, error) {
-	c.runs.Add(1)
-	return c.Process.Exec(ctx, cmd, p)
-}
 
 // copyDemo copies a KiCad demo project into dir.
 func copyDemo(t *testing.T, name, dir string) {
@@ -120,7 +108,7 @@ func TestDesignCompanionsConfined(t *testing.T) {
 			if file == "" {
 				file, ext = "board_file", ".kicad_pcb"
 			}
-			rt := &countingRuntime{}
+			rt := solvertest.Process()
 			ctx := solver.WithRuntime(context.Background(), rt, solver.Policy{})
 			raw, _ := json.Marshal(map[string]any{file: filepath.Join(proj, "pic_programmer"+ext)})
 			_, err := New(ws).Call(ctx, v.tool, raw)
@@ -131,7 +119,7 @@ func TestDesignCompanionsConfined(t *testing.T) {
 			if strings.Contains(pe.Details, "rule x") {
 				t.Errorf("the refusal carries the outside file: %s", pe.Details)
 			}
-			if n := rt.runs.Load(); n != 0 {
+			if n := rt.Runs(); n != 0 {
 				t.Errorf("KiCad was started %d times for a refused design", n)
 			}
 		})

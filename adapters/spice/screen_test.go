@@ -7,24 +7,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 
 	"github.com/metaforge/metaforge/internal/solver"
+	"github.com/metaforge/metaforge/internal/solver/solvertest"
 	"github.com/metaforge/metaforge/internal/workspace"
 )
-
-// countingRuntime runs commands in Process and counts them, so a test can
-// tell that a refused deck never started ngspice.
-type countingRuntime struct {
-	solver.Process
-	runs atomic.Int32
-}
-
-func (c *countingRuntime) Exec(ctx context.Context, cmd solver.Command, p solver.Policy) (solver.Output, error) {
-	c.runs.Add(1)
-	return c.Process.Exec(ctx, cmd, p)
-}
 
 // A deck's own cards can make ngspice read a file (filesource and the
 // other code models' file parameters, includes in any of ngspice's
@@ -113,7 +101,7 @@ func TestDeckFileConstructs(t *testing.T) {
 		{".lib naming a file alone, in an included file", divider + ".include " + filepath.Join(root, "lib", "ps.inc") + "\n", "outside the allowed roots"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			rt := &countingRuntime{}
+			rt := solvertest.Process()
 			ctx := solver.WithRuntime(context.Background(), rt, solver.Policy{})
 			raw, _ := json.Marshal(with(c.netlist))
 			res, err := NewIn(ws).Call(ctx, ToolRunSimulation, raw)
@@ -121,7 +109,7 @@ func TestDeckFileConstructs(t *testing.T) {
 				t.Fatalf("ran: %s", res.Data)
 			}
 			wantInvalid(t, err, c.want)
-			if n := rt.runs.Load(); n != 0 {
+			if n := rt.Runs(); n != 0 {
 				t.Errorf("ngspice was started %d times for a refused deck", n)
 			}
 			if strings.Contains(err.Error(), "7.5") {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -150,10 +149,4 @@ type serveError struct {
 
 func (e *serveError) Error() string {
 	return fmt.Sprintf("%s (HTTP %d)", e.Text, e.Status)
-}
-
-// isStatus says whether err is the server answering status.
-func isStatus(err error, status int) bool {
-	var se *serveError
-	return errors.As(err, &se) && se.Status == status
 }

@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -23,6 +24,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/internal/adaptertest"
 	"github.com/metaforge/metaforge/mcpserver"
+	"github.com/metaforge/metaforge/mcpserver/stdiotest"
 )
 
 // A short fuzzing run (make fuzz-short runs one):
@@ -160,14 +162,15 @@ func loadSeeds(f *testing.F) [][]byte {
 }
 
 func dispatchOverStdio(t *testing.T, s *mcpserver.Server, frame []byte) {
-	c := serveStdioPipes(t, s)
-	c.send(t, frame, []byte(`{"jsonrpc":"2.0","id":"probe-legacy","method":"tool/list","params":{"capability":"test"}}`),
+	c := stdiotest.Serve(t, s)
+	c.Send(t, frame, []byte(`{"jsonrpc":"2.0","id":"probe-legacy","method":"tool/list","params":{"capability":"test"}}`),
 		[]byte(`{"jsonrpc":"2.0","id":"probe-ping","method":"ping"}`))
-	if tools := toolsIn(c.await(t, `"probe-legacy"`), "tools"); tools != 3 {
+	legacy, _ := c.Await(t, `"probe-legacy"`, frameBound)
+	if tools := toolsIn(legacy, "tools"); tools != 3 {
 		t.Fatalf("stdio: tool/list after %q lists %d tools", frame, tools)
 	}
-	c.await(t, `"probe-ping"`) // any answer: the SDK's reader is alive
-	c.close(t)
+	c.Await(t, `"probe-ping"`, frameBound) // any answer: the SDK's reader is alive
+	c.Close(t)
 }
 
 func dispatchOverHTTP(t *testing.T, c *http.Client, frame []byte) {
@@ -267,3 +270,5 @@ func toolsIn(msg []byte, key string) int {
 	}
 	return len(list)
 }
+
+func quietLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
