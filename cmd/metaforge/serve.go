@@ -99,11 +99,13 @@ func pagesBase(addr net.Addr) string {
 	return "http://" + net.JoinHostPort(host, port)
 }
 
-// howToDecide is what a caller refused a decision is told.
-func howToDecide(tokenPath, pages string) string {
-	return fmt.Sprintf("decide as the local operator, with the operator token metaforge serve wrote to %s: "+
+// howToDecide is what a caller refused a decision is told. It names the
+// token file by its place in the data dir, not its absolute path, which
+// would tell anyone on the network the operator's home folder.
+func howToDecide(pages string) string {
+	return fmt.Sprintf("decide as the local operator, with the operator token metaforge serve wrote to operator-token in its --data-dir: "+
 		"metaforge approve ID / reject ID / run decide on that machine read it, and the pages take it from the URL serve printed at start (%s/approvals?token=...); "+
-		"or present a bearer token the server's verifier accepts (METAFORGE_MCP_JWT_SECRET)", tokenPath, pages)
+		"or present a bearer token the server's verifier accepts (METAFORGE_MCP_JWT_SECRET)", pages)
 }
 
 func runServe(ctx context.Context, args []string) error {
@@ -168,7 +170,7 @@ func runServe(ctx context.Context, args []string) error {
 	if holds.DashboardURL == "" {
 		holds.DashboardURL = "http://" + listener.Addr().String()
 	}
-	srv := rt.mcpServer(mcpserver.CallerUntrusted, "", holds, operatorAccess{token: token, howTo: howToDecide(tokenPath, pages)}, logger)
+	srv := rt.mcpServer(mcpserver.CallerUntrusted, "", holds, operatorAccess{token: token, howTo: howToDecide(pages)}, logger)
 	httpServer := &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(listener) }()
