@@ -211,6 +211,14 @@ function cancelledFor(seen, requestId) {
   return seen.filter(({ msg }) => msg.method === 'notifications/cancelled' && msg.params?.requestId === requestId);
 }
 
+// operatorAuth is the header that makes this client the operator's own
+// (E2E_OPERATOR_TOKEN): over HTTP only its answers approve inline, any
+// other client's holds wait in the queue. Every request of its session
+// carries it, or the server refuses the request as another user's.
+function operatorAuth() {
+  return process.env.E2E_OPERATOR_TOKEN ? { Authorization: `Bearer ${process.env.E2E_OPERATOR_TOKEN}` } : {};
+}
+
 // recordingFetch is a fetch that records each exchange of the HTTP
 // transport: the method, the JSON-RPC message a POST carried, the status,
 // the content type, and the text of an SSE response. With refuseGet it
@@ -219,13 +227,7 @@ function cancelledFor(seen, requestId) {
 function recordingFetch({ refuseGet }) {
   const log = [];
   const f = async (url, init = {}) => {
-    // The operator's own client: only its answers approve inline over
-    // HTTP (any other client's holds wait in the queue).
-    if (process.env.E2E_OPERATOR_TOKEN) {
-      const headers = new Headers(init.headers ?? {});
-      headers.set('Authorization', `Bearer ${process.env.E2E_OPERATOR_TOKEN}`);
-      init = { ...init, headers };
-    }
+    init = { ...init, headers: { ...Object.fromEntries(new Headers(init.headers ?? {})), ...operatorAuth() } };
     const method = (init.method ?? 'GET').toUpperCase();
     const entry = { method, events: '', ended: false };
     if (method === 'POST' && typeof init.body === 'string') {
@@ -533,6 +535,7 @@ modes['http-late'] = async ([url]) => {
           Accept: 'application/json, text/event-stream',
           'Mcp-Session-Id': transport.sessionId,
           'Mcp-Protocol-Version': transport.protocolVersion,
+          ...operatorAuth(),
         },
         body: JSON.stringify({ jsonrpc: '2.0', id: q.requestId, result: { action: 'accept', content: { approve: true } } }),
       });
@@ -601,7 +604,7 @@ async function hangup(url, { refuseGet, how }, mode) {
     if (how === 'delete') {
       deleted = fetch(url, {
         method: 'DELETE',
-        headers: { 'Mcp-Session-Id': transport.sessionId, 'Mcp-Protocol-Version': transport.protocolVersion },
+        headers: { 'Mcp-Session-Id': transport.sessionId, 'Mcp-Protocol-Version': transport.protocolVersion, ...operatorAuth() },
         signal: AbortSignal.timeout((window + 15) * 1000),
       }).then(
         (resp) => ({ status: resp.status, ms: Date.now() - goneAt }),
