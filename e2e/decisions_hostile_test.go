@@ -312,7 +312,7 @@ func TestHostileDecisions(t *testing.T) {
 // METAFORGE_MCP_API_KEY, the shared key decides nothing and a token's
 // subject cannot approve her own held write; another person's token can.
 func TestHostileDecisionsWithIdentities(t *testing.T) {
-	tl := hostile.New(t, "decisions")
+	tl := hostile.New(t, "decisions, with identities")
 	const secret, apiKey = "e2e-hostile-decisions-secret", "e2e-hostile-decisions-key"
 	ports := freePorts(t, 2)
 	srv := hdServe(t, filepath.Join(t.TempDir(), "data"), ports[0], ports[1],
