@@ -341,17 +341,7 @@ func above(p string, roots []string) bool {
 // Within reports whether real (an absolute path with symlinks resolved)
 // lies inside one of roots, compared by whole path components.
 func Within(real string, roots []string) bool {
-	for _, root := range roots {
-		if root == "" {
-			continue
-		}
-		r, err := filepath.Abs(root)
-		if err != nil {
-			continue
-		}
-		if rr, err := filepath.EvalSymlinks(r); err == nil {
-			r = rr
-		}
+	for _, r := range realRoots(roots) {
 		rel, err := filepath.Rel(r, real)
 		if err != nil {
 			continue
