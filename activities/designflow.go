@@ -100,7 +100,7 @@ func (d *DesignFlows) PrepareStepCall(ctx context.Context, req workflows.Prepare
 	}
 	return workflows.ToolCallInput{
 		CallID: req.CallID, ToolID: req.ToolID, AdapterID: m.AdapterID, Arguments: req.Arguments,
-		TimeoutSeconds: m.TimeoutSeconds, Idempotent: m.Idempotent, Retries: m.Retries, Caller: workflows.StepCaller,
+		TimeoutSeconds: m.TimeoutSeconds, Idempotent: m.Idempotent, Retries: m.Retries, Local: d.Registry.RunsLocal(req.ToolID), Caller: workflows.StepCaller,
 	}, nil
 }
 

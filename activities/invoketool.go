@@ -62,7 +62,10 @@ func (t *Tools) InvokeTool(ctx context.Context, req workflows.InvokeToolRequest)
 		return workflows.InvokeToolResponse{}, fail(protocol.InvalidParams, errorDetails(err), false)
 	}
 
-	stop := keepHeartbeating(ctx)
+	stop := func() {}
+	if !info.IsLocalActivity { // a local activity has no heartbeat
+		stop = keepHeartbeating(ctx)
+	}
 	ci := adapters.CallInfo{CallID: req.CallID, SessionID: req.SessionID, Caller: req.Caller, Client: req.Client, Requester: req.Requester}
 	if req.Approval != nil {
 		ci.ApprovedBy, ci.ApproverVerified = req.Approval.ApprovedBy, req.Approval.ApproverVerified
@@ -93,6 +96,19 @@ func (t *Tools) InvokeTool(ctx context.Context, req workflows.InvokeToolRequest)
 		Attempt:     info.Attempt,
 		Process:     childProcess(res.Process),
 	}, nil
+}
+
+// InvokeToolLocal is InvokeTool run as a local activity of the call's
+// workflow. It runs only a tool this process may run that way
+// (adapters.Registry.RunsLocal); for any other it answers NotLocal, and
+// the workflow sends the call to the adapter's queue, where the worker
+// that has it runs it.
+func (t *Tools) InvokeToolLocal(ctx context.Context, req workflows.InvokeToolRequest) (workflows.InvokeToolResponse, error) {
+	if !t.Registry.RunsLocal(req.ToolID) {
+		return workflows.InvokeToolResponse{}, temporal.NewNonRetryableApplicationError(
+			fmt.Sprintf("%s does not run in this worker's process", req.ToolID), workflows.NotLocal, nil)
+	}
+	return t.InvokeTool(ctx, req)
 }
 
 // policyFor is how a tool's solver runs may touch the machine: its

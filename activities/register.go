@@ -28,8 +28,9 @@ func RegisterToolActivities(r worker.ActivityRegistry, t *Tools) {
 
 // RegisterWorkflowActivities registers, on the "metaforge" queue's worker,
 // the activities the workflows run there: gates and step calls of design
-// flows, design loops, and the evaluations. registry resolves the tools a
-// step calls.
+// flows, design loops, and the evaluations, and InvokeToolLocal, the
+// short tools ToolCall runs as local activities. registry resolves the
+// tools a step calls.
 func RegisterWorkflowActivities(r worker.ActivityRegistry, tools *Tools, twin Twin) {
 	designFlows := &DesignFlows{Registry: tools.Registry}
 	loops := &DesignLoops{}
@@ -55,6 +56,7 @@ func RegisterWorkflowActivities(r worker.ActivityRegistry, tools *Tools, twin Tw
 		workflows.PrepareThermalCallsActivity:      thermal.PrepareThermalCalls,
 		workflows.PrepareThermalCrossCheckActivity: thermal.PrepareThermalCrossCheck,
 		workflows.RecordThermalMetricActivity:      thermal.RecordThermalMetric,
+		workflows.InvokeToolLocalActivity:          tools.InvokeToolLocal,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

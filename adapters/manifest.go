@@ -47,6 +47,12 @@ type Manifest struct {
 	Idempotent     bool            `json:"idempotent"`
 	Retries        int             `json:"retries"`
 	TimeoutSeconds int             `json:"timeout_seconds"`
+	// Short says the tool answers in milliseconds from its adapter's own
+	// process: no solver run, no file it writes. Such a tool, when it is
+	// also idempotent and its adapter is compiled in, runs as a local
+	// activity of its call's workflow (Registry.RunsLocal), saving the
+	// dispatch of an activity to its adapter's queue.
+	Short bool `json:"short,omitempty"`
 }
 
 // withDefaults fills what a manifest left out with the defaults.

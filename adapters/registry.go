@@ -72,6 +72,23 @@ func (r *Registry) Tool(toolID string) (Manifest, Adapter, bool) {
 	return t.manifest, t.adapter, ok
 }
 
+// RunsLocal says whether a call of the tool may run as a local activity
+// on the worker that runs its workflow: the manifest says it is short, it
+// is idempotent (a local activity whose worker dies before its result is
+// recorded runs again, so only a tool safe to repeat qualifies), and its
+// adapter is in this process, not reached over stdio or HTTP.
+func (r *Registry) RunsLocal(toolID string) bool {
+	m, a, ok := r.Tool(toolID)
+	if !ok || !m.Short || !m.Idempotent {
+		return false
+	}
+	switch a.(type) {
+	case *HTTPAdapter, *StdioAdapter:
+		return false
+	}
+	return true
+}
+
 // Adapter returns the adapter with the given id.
 func (r *Registry) Adapter(id string) (Adapter, bool) {
 	r.mu.RLock()

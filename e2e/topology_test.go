@@ -70,8 +70,8 @@ func TestTopologyWorkersPerQueue(t *testing.T) {
 	if budget.data["status"] != "pass" {
 		t.Errorf("power.check_budget: %v", budget.data)
 	}
-	checkServedBy(t, tc, budget.callID, a, a, "adapter-power", 1)
-	mark("power.check_budget ran on worker A")
+	checkRanLocally(t, tc, budget.callID, a)
+	mark("power.check_budget ran on worker A, as a local activity of its workflow")
 
 	sim := callTool(ctx, session, "spice.run_simulation", map[string]any{
 		"netlist": "divider\nV1 in 0 DC 10\nR1 in out 1k\nR2 out 0 1k\n", "analysis_type": "op", "vectors": []string{"v(out)"}})
@@ -253,6 +253,41 @@ func checkServedBy(t *testing.T, c client.Client, callID string, workflowWorker,
 	}
 	if workflowTasks == 0 || invokes != 1 {
 		t.Errorf("%s: %d workflow tasks and %d InvokeTool activities in its history, want some and 1", id, workflowTasks, invokes)
+	}
+}
+
+// checkRanLocally reads call-<callID>'s history: a short tool ran as one
+// local activity (InvokeToolLocal, recorded as a marker) in a workflow
+// task of workflowWorker, and nothing was scheduled on an adapter's queue.
+func checkRanLocally(t *testing.T, c client.Client, callID string, workflowWorker *process) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	id := workflows.CallWorkflowID(callID)
+	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	var workflowTasks, locals, scheduled int
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatalf("history of %s: %v", id, err)
+		}
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_STARTED:
+			workflowTasks++
+			if who := ev.GetWorkflowTaskStartedEventAttributes().GetIdentity(); pidOf(who) != pid(workflowWorker) {
+				t.Errorf("%s: a workflow task ran on %q, not on %s (pid %d)", id, who, workflowWorker.name, pid(workflowWorker))
+			}
+		case enumspb.EVENT_TYPE_MARKER_RECORDED:
+			if ev.GetMarkerRecordedEventAttributes().GetMarkerName() == "LocalActivity" {
+				locals++
+			}
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+			scheduled++
+		}
+	}
+	if workflowTasks != 1 || locals != 1 || scheduled != 0 {
+		t.Errorf("%s: %d workflow tasks, %d local activities and %d scheduled activities in its history, want 1, 1 and 0",
+			id, workflowTasks, locals, scheduled)
 	}
 }
 

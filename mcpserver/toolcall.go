@@ -72,6 +72,7 @@ func (s *Server) prepareCall(toolID string, args json.RawMessage, timeoutSeconds
 		TimeoutSeconds: timeoutSeconds,
 		Idempotent:     m.Idempotent,
 		Retries:        m.Retries,
+		Local:          s.opts.Registry.RunsLocal(toolID),
 		Caller:         s.opts.Caller,
 		Client:         client,
 		SessionID:      sessionID,

@@ -1,11 +1,29 @@
 package workflows
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"errors"
+
+	"go.temporal.io/sdk/temporal"
+)
 
 // InvokeToolActivity is the activity that runs one tool on its adapter's
 // queue. Workflows name it rather than import the activities package, which
 // does I/O.
 const InvokeToolActivity = "InvokeTool"
+
+// InvokeToolLocalActivity is the same call run as a local activity on the
+// worker that runs the call's workflow (ToolCallInput.Local). A worker
+// that does not have the tool in its own process answers NotLocal.
+const InvokeToolLocalActivity = "InvokeToolLocal"
+
+// NotLocal is the error type of InvokeToolLocal on a worker that cannot run
+// the tool itself: the workflow then dispatches it to the adapter's queue.
+const NotLocal = "not_local"
+
+// localActivityChange versions running a tool as a local activity
+// (workflow.GetVersion).
+const localActivityChange = "local-activity"
 
 // InvokeToolRequest is the activity's input. CallID doubles as the
 // idempotency key a write passes to the store it writes to.
@@ -42,4 +60,11 @@ type InvokeToolResponse struct {
 type InvokeToolFailure struct {
 	DurationMs float64 `json:"duration_ms"`
 	Attempt    int32   `json:"attempt"`
+}
+
+// isNotLocal says the worker could not run the tool itself, so the call
+// goes to the adapter's queue.
+func isNotLocal(err error) bool {
+	var appErr *temporal.ApplicationError
+	return errors.As(err, &appErr) && appErr.Type() == NotLocal
 }

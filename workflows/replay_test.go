@@ -49,6 +49,10 @@ type recording struct {
 	hold     *workflows.Hold
 	decision *workflows.Decision
 	outcome  string
+	// local marks the call Local (workflow.GetVersion "local-activity" 1):
+	// it runs as a local activity, or, for a tool this worker may not run
+	// so (fallback), answers not_local and runs on the adapter's queue.
+	local, fallback bool
 }
 
 // recordings are the histories testdata holds. Replaying them checks the
@@ -78,6 +82,21 @@ var recordings = []recording{
 	{file: "toolcall_held_timed_out.json", callID: "5ec0000000000008", toolID: "fixture.echo", args: `{"x":4}`,
 		hold:    &workflows.Hold{ApprovalID: "5ec0000000000008", Route: workflows.RouteDashboard, WindowSeconds: 1, Reason: "writes; held for approval (untrusted caller)"},
 		outcome: workflows.OutcomeTimedOut, status: workflows.StatusError, code: int(protocol.ToolExecutionError), attempts: 0, runs: 0},
+	// Short tools as local activities (workflow.GetVersion "local-activity" 1).
+	{file: "toolcall_local_success.json", callID: "5ec0000000000009", toolID: "fixture.echo", args: `{"x":5}`, local: true,
+		status: workflows.StatusSuccess, attempts: 1, runs: 1},
+	{file: "toolcall_local_retried.json", callID: "5ec000000000000a", toolID: "fixture.flaky", args: `{}`, local: true,
+		status: workflows.StatusSuccess, attempts: 3, runs: 3},
+	{file: "toolcall_local_refused.json", callID: "5ec000000000000b", toolID: "fixture.refuse", args: `{}`, local: true,
+		status: workflows.StatusError, code: int(protocol.ToolExecutionError), attempts: 1, runs: 1},
+	{file: "toolcall_local_timeout.json", callID: "5ec000000000000c", toolID: "fixture.hang", args: `{}`, local: true,
+		status: workflows.StatusError, code: int(protocol.ToolTimeout), attempts: -1, runs: 2},
+	{file: "toolcall_local_fallback.json", callID: "5ec000000000000d", toolID: "fixture.write", args: `{}`, local: true, fallback: true,
+		status: workflows.StatusError, code: int(protocol.ToolExecutionError), attempts: 1, runs: 1},
+	{file: "toolcall_local_held_approved.json", callID: "5ec000000000000e", toolID: "fixture.echo", args: `{"x":6}`, local: true,
+		hold:     &workflows.Hold{ApprovalID: "5ec000000000000e", Route: workflows.RouteDashboard, WindowSeconds: 60, Reason: "writes; held for approval (untrusted caller)"},
+		decision: &workflows.Decision{Outcome: workflows.OutcomeApproved, Approver: "Fidel", Route: workflows.RouteDashboard},
+		outcome:  workflows.OutcomeApproved, status: workflows.StatusSuccess, attempts: 1, runs: 1},
 }
 
 // fixtureAdapter is the test-fixture adapter the histories were recorded
@@ -95,7 +114,7 @@ func (a *fixtureAdapter) Manifests() []adapters.Manifest {
 		return adapters.Manifest{
 			ToolID: "fixture." + name, AdapterID: "fixture", Name: name, Description: "test fixture",
 			Capability: "test", InputSchema: json.RawMessage(`{"type":"object"}`),
-			Idempotent: idempotent, Retries: retries, TimeoutSeconds: timeout,
+			Idempotent: idempotent, Retries: retries, TimeoutSeconds: timeout, Short: true,
 		}
 	}
 	return []adapters.Manifest{
@@ -109,8 +128,9 @@ func (a *fixtureAdapter) Manifests() []adapters.Manifest {
 
 func (a *fixtureAdapter) Call(ctx context.Context, toolID string, args json.RawMessage) (*adapters.Result, error) {
 	a.mu.Lock()
-	a.calls[toolID]++
-	n := a.calls[toolID]
+	key := adapters.CallInfoFrom(ctx).CallID // a recording's own count
+	a.calls[key]++
+	n := a.calls[key]
 	a.mu.Unlock()
 	switch toolID {
 	case "fixture.echo":
@@ -278,6 +298,7 @@ func callInput(t *testing.T, reg *adapters.Registry, rc recording) workflows.Too
 	return workflows.ToolCallInput{
 		CallID: rc.callID, ToolID: rc.toolID, AdapterID: m.AdapterID, Arguments: json.RawMessage(rc.args),
 		TimeoutSeconds: m.TimeoutSeconds, Idempotent: m.Idempotent, Retries: m.Retries, Caller: "recorder", Hold: rc.hold,
+		Local: rc.local,
 	}
 }
 
@@ -395,7 +416,34 @@ func checkHistory(t *testing.T, rc recording, hist *historypb.History) {
 		t.Fatalf("history is of %s/%s, want %s/%s", in.CallID, in.ToolID, rc.callID, rc.toolID)
 	}
 	var scheduled, lastStart int
+	var locals, localVersions int
+	var localAttempt int32
 	for _, ev := range events {
+		if m := ev.GetMarkerRecordedEventAttributes(); m != nil {
+			switch m.GetMarkerName() {
+			case "LocalActivity":
+				locals++
+				var data struct {
+					ActivityType string
+					Attempt      int32
+				}
+				if err := converter.GetDefaultDataConverter().FromPayloads(m.GetDetails()["data"], &data); err != nil {
+					t.Fatalf("decode local activity marker: %v", err)
+				}
+				if data.ActivityType != workflows.InvokeToolLocalActivity {
+					t.Errorf("local activity %s, want %s", data.ActivityType, workflows.InvokeToolLocalActivity)
+				}
+				localAttempt = data.Attempt
+			case "Version":
+				var change string
+				if err := converter.GetDefaultDataConverter().FromPayloads(m.GetDetails()["change-id"], &change); err != nil {
+					t.Fatalf("decode version marker: %v", err)
+				}
+				if change == "local-activity" {
+					localVersions++
+				}
+			}
+		}
 		if a := ev.GetActivityTaskScheduledEventAttributes(); a != nil {
 			scheduled++
 			if a.GetActivityType().GetName() != workflows.InvokeToolActivity {
@@ -419,15 +467,26 @@ func checkHistory(t *testing.T, rc recording, hist *historypb.History) {
 			lastStart = int(a.GetAttempt())
 		}
 	}
-	wantScheduled := 1
+	wantScheduled, wantLocals := 1, 0
+	if rc.local {
+		wantScheduled, wantLocals = 0, 1
+		if rc.fallback {
+			wantScheduled = 1 // after the worker answered not_local
+		}
+	}
 	if rc.runs == 0 {
-		wantScheduled = 0 // a held call nobody approved never runs
+		wantScheduled, wantLocals = 0, 0 // a held call nobody approved never runs
 	}
-	if scheduled != wantScheduled {
-		t.Errorf("%d activities scheduled, want %d", scheduled, wantScheduled)
+	if scheduled != wantScheduled || locals != wantLocals || localVersions != wantLocals {
+		t.Errorf("%d activities scheduled, %d local activities under %d local-activity version markers; want %d, %d and %d",
+			scheduled, locals, localVersions, wantScheduled, wantLocals, wantLocals)
 	}
-	if lastStart != int(rc.runs) {
-		t.Errorf("activity ran %d times, want %d", lastStart, rc.runs)
+	ran := lastStart
+	if rc.local && !rc.fallback {
+		ran = int(localAttempt)
+	}
+	if ran != int(rc.runs) {
+		t.Errorf("the tool ran %d times, want %d", ran, rc.runs)
 	}
 	if last := events[len(events)-1]; last.GetEventType() != enumspb.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED {
 		t.Errorf("history ends with %s, want WorkflowExecutionCompleted", last.GetEventType())
@@ -446,4 +505,40 @@ func recordedResult(t *testing.T, hist *historypb.History) workflows.ToolCallRes
 		t.Fatalf("decode recorded result: %v", err)
 	}
 	return res
+}
+
+// A call started with Local set, whose workflow task an older worker ran
+// (one that knew nothing of local activities, so it scheduled InvokeTool on
+// the adapter's queue), must replay on today's worker the way it ran: the
+// local-activity version gate is what keeps it there. The history is the
+// recorded success with Local set in its input, as that older worker would
+// have left it.
+func TestReplayLocalCallBegunByOlderWorker(t *testing.T) {
+	f, err := os.Open(filepath.Join("testdata", "toolcall_success.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	hist, err := client.HistoryFromJSON(f, client.HistoryJSONOptions{})
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	started := hist.GetEvents()[0].GetWorkflowExecutionStartedEventAttributes()
+	var in workflows.ToolCallInput
+	dc := converter.GetDefaultDataConverter()
+	if err := dc.FromPayloads(started.GetInput(), &in); err != nil {
+		t.Fatal(err)
+	}
+	in.Local = true
+	payloads, err := dc.ToPayloads(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	started.Input = payloads
+
+	replayer := sdkworker.NewWorkflowReplayer()
+	replayer.RegisterWorkflowWithOptions(workflows.ToolCall, workflow.RegisterOptions{Name: "ToolCall"})
+	if err := replayer.ReplayWorkflowHistory(quietLogger(), hist); err != nil {
+		t.Fatalf("a Local call an older worker ran on the adapter's queue no longer replays: %v", err)
+	}
 }

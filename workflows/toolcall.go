@@ -34,6 +34,12 @@ type ToolCallInput struct {
 	SessionID string `json:"session_id,omitempty"`
 	// Hold, when set, makes the call wait for a person's decision first.
 	Hold *Hold `json:"hold,omitempty"`
+	// Local lets the tool run as a local activity on the worker that runs
+	// this workflow (adapters.Registry.RunsLocal): one workflow task
+	// instead of two plus an activity dispatched to the adapter's queue.
+	// A worker without the tool in its own process says so, and the call
+	// runs on the adapter's queue as any other.
+	Local bool `json:"local,omitempty"`
 }
 
 // ToolCallResult is how a call ended: the tool's data, or the error that
@@ -73,7 +79,8 @@ const HeartbeatTimeout = 10 * time.Second
 const ApprovalRequired = "approval_required"
 
 // ToolCall runs one tool call durably: first, if it is held, the wait for a
-// person's decision; then the InvokeTool activity on the adapter's queue,
+// person's decision; then the InvokeTool activity on the adapter's queue
+// (a short tool compiled into the worker runs as a local activity),
 // retried only where the manifest says the tool is idempotent, bounded by
 // the tool's timeout.
 func ToolCall(ctx workflow.Context, in ToolCallInput) (ToolCallResult, error) {
@@ -114,26 +121,7 @@ func notApproved(in ToolCallInput, a Approval) ToolCallResult {
 // invokeTool runs the tool's activity and reports how it ended, with the
 // durable process the tool prepared, if its work is one.
 func invokeTool(ctx workflow.Context, in ToolCallInput, approval *Approval) (ToolCallResult, *ChildProcess) {
-	timeout := time.Duration(in.TimeoutSeconds) * time.Second
-	policy := &temporal.RetryPolicy{
-		InitialInterval:    200 * time.Millisecond,
-		BackoffCoefficient: 2,
-		MaximumInterval:    5 * time.Second,
-		MaximumAttempts:    1,
-	}
-	policy.MaximumAttempts = attemptsAllowed(in)
-	opts := workflow.ActivityOptions{
-		TaskQueue:           AdapterTaskQueue(in.AdapterID),
-		StartToCloseTimeout: timeout,
-		RetryPolicy:         policy,
-	}
-	if timeout > HeartbeatTimeout {
-		opts.HeartbeatTimeout = HeartbeatTimeout
-	}
-	ctx = workflow.WithActivityOptions(ctx, opts)
-
-	var out InvokeToolResponse
-	err := workflow.ExecuteActivity(ctx, InvokeToolActivity, InvokeToolRequest{
+	req := InvokeToolRequest{
 		CallID:         in.CallID,
 		ToolID:         in.ToolID,
 		Arguments:      in.Arguments,
@@ -143,7 +131,21 @@ func invokeTool(ctx workflow.Context, in ToolCallInput, approval *Approval) (Too
 		Client:         in.Client,
 		Requester:      in.Requester,
 		Approval:       approval,
-	}).Get(ctx, &out)
+	}
+	var out InvokeToolResponse
+	var err error
+	ranLocally := false
+	// The version keeps a call that a worker without this step began on
+	// the adapter's queue there when a newer worker replays it.
+	if in.Local && workflow.GetVersion(ctx, localActivityChange, workflow.DefaultVersion, 1) == 1 {
+		err = workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, localActivityOptions(in)),
+			InvokeToolLocalActivity, req).Get(ctx, &out)
+		ranLocally = !isNotLocal(err)
+	}
+	if !ranLocally {
+		err = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, activityOptions(in)),
+			InvokeToolActivity, req).Get(ctx, &out)
+	}
 	if err != nil {
 		return failedCall(in, err), nil
 	}
@@ -156,6 +158,49 @@ func invokeTool(ctx workflow.Context, in ToolCallInput, approval *Approval) (Too
 		OutputFiles: out.OutputFiles,
 		Attempts:    out.Attempt,
 	}, out.Process
+}
+
+// retryPolicy is the tool's: an idempotent tool is tried 1+Retries times,
+// any other once.
+func retryPolicy(in ToolCallInput) *temporal.RetryPolicy {
+	return &temporal.RetryPolicy{
+		InitialInterval:    200 * time.Millisecond,
+		BackoffCoefficient: 2,
+		MaximumInterval:    retryMaxInterval,
+		MaximumAttempts:    attemptsAllowed(in),
+	}
+}
+
+// retryMaxInterval is the longest wait between two attempts.
+const retryMaxInterval = 5 * time.Second
+
+// activityOptions run the tool on its adapter's queue, each attempt
+// bounded by the tool's timeout, a long one heartbeating.
+func activityOptions(in ToolCallInput) workflow.ActivityOptions {
+	timeout := time.Duration(in.TimeoutSeconds) * time.Second
+	opts := workflow.ActivityOptions{
+		TaskQueue:           AdapterTaskQueue(in.AdapterID),
+		StartToCloseTimeout: timeout,
+		RetryPolicy:         retryPolicy(in),
+	}
+	if timeout > HeartbeatTimeout {
+		opts.HeartbeatTimeout = HeartbeatTimeout
+	}
+	return opts
+}
+
+// localActivityOptions bound each attempt by the tool's timeout, as on
+// the adapter's queue. A local activity's schedule-to-close defaults to one
+// attempt's timeout, which would leave no time to retry: it is every
+// attempt's timeout plus the longest wait before each.
+func localActivityOptions(in ToolCallInput) workflow.LocalActivityOptions {
+	timeout := time.Duration(in.TimeoutSeconds) * time.Second
+	attempts := time.Duration(attemptsAllowed(in))
+	return workflow.LocalActivityOptions{
+		StartToCloseTimeout:    timeout,
+		ScheduleToCloseTimeout: attempts * (timeout + retryMaxInterval),
+		RetryPolicy:            retryPolicy(in),
+	}
 }
 
 // failedCall turns the activity's final error into the call's error result.

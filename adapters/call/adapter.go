@@ -70,6 +70,7 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 			adapters.At("wait_seconds", adapters.Minimum(0), adapters.Maximum(MaxWaitSeconds), adapters.Default(0))),
 		OutputSchema:   json.RawMessage(`{"type":"object","required":["call_id","state"]}`),
 		Idempotent:     true,
+		Short:          true,
 		TimeoutSeconds: 90,
 	}}
 }

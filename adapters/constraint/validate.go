@@ -37,7 +37,7 @@ func Tools() []adapters.Declared[*Service] {
 				"project's current constraint sets. Name the set (name or item_key) so its own current revision, which this would replace, is " +
 				"not counted as a conflict. valid is false when record_constraint_set would refuse the set, a unit does not read, a requirement " +
 				"can never be met, or two requirements conflict.",
-			Idempotent: true, TimeoutSeconds: 30}, validateConstraints, rules...),
+			Idempotent: true, Short: true, TimeoutSeconds: 30}, validateConstraints, rules...),
 	}
 }
 

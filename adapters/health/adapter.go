@@ -34,6 +34,7 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 		InputSchema:    adapters.SchemaFor[struct{}](),
 		OutputSchema:   json.RawMessage(`{"type":"object","required":["service","status","adapters"]}`),
 		Idempotent:     true,
+		Short:          true,
 		TimeoutSeconds: 30,
 	}}
 }

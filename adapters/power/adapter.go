@@ -66,6 +66,7 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 		InputSchema:    inputSchema,
 		OutputSchema:   json.RawMessage(outputSchema),
 		Idempotent:     true,
+		Short:          true,
 		TimeoutSeconds: 30,
 	}}
 }

@@ -26,7 +26,7 @@ func constraintViolationsTool() tool {
 			"(nothing to check it against, or the requirement is not typed; missing says what is needed). No data is not a pass: " +
 			"all_pass is true only when every requirement passed. When several current values exist, any failing one fails the requirement " +
 			"and the row shows the worst. Reads only.",
-		Idempotent: true, TimeoutSeconds: 30}, constraintViolations)
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, constraintViolations)
 }
 
 func constraintViolations(ctx context.Context, b *Backend, a project.Scope) (any, error) {

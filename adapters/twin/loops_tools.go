@@ -105,7 +105,7 @@ func getLoopTool() tool {
 	return adapters.Declare(adapters.Manifest{ToolID: "twin.get_design_loop", Name: "Get a design loop", Capability: "twin_read",
 		Description: "A design loop's iteration timeline (parameter value, mass, deflection, safety factor, feasibility, what it did " +
 			"to the search), its status and winner: from the running workflow, or from the twin once it has ended. Reads only.",
-		Idempotent: true, TimeoutSeconds: 30}, getLoop, loopIDRule)
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, getLoop, loopIDRule)
 }
 
 func approveLoopTool() tool {

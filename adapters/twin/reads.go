@@ -14,14 +14,14 @@ func getNodeTool() tool {
 	return adapters.Declare(adapters.Manifest{ToolID: "twin.get_node", Name: "Get a twin node", Capability: "twin_read",
 		Description: "A node by node_id, or by item_key (KEY for the current revision, KEY@n for that one), with its first-hop neighbours. " +
 			"Evidence says whether it is stale.",
-		Idempotent: true, TimeoutSeconds: 30}, getNode)
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, getNode)
 }
 
 func itemHistoryTool() tool {
 	return adapters.Declare(adapters.Manifest{ToolID: "twin.item_history", Name: "Item history", Capability: "twin_read",
 		Description: "Every revision of one item, oldest first, by item_key or the node_id of any of its revisions: revision, node id, " +
 			"name, change_reason, author and which one is the head.",
-		Idempotent: true, TimeoutSeconds: 30}, itemHistory)
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, itemHistory)
 }
 
 type nodeOrKey struct {

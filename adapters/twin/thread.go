@@ -32,7 +32,7 @@ func threadForTool() tool {
 			"revision is REVISION_OF the one before), so the default direction \"outgoing\" finds what a node rests on; a requirement or " +
 			"a part is usually an edge target and needs \"incoming\" or \"both\". For those two questions prefer twin.what_verifies and " +
 			"twin.where_used, which know the direction.",
-		Idempotent: true, TimeoutSeconds: 30}, threadFor, slices.Concat(targetRules, []adapters.SchemaRule{
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, threadFor, slices.Concat(targetRules, []adapters.SchemaRule{
 		adapters.At("depth", adapters.Minimum(1), adapters.Maximum(5), adapters.Default(2)),
 		adapters.At("direction", adapters.Enum("outgoing", "incoming", "both"), adapters.Default("outgoing")),
 		adapters.At("edge_types", adapters.MaxItems(20)), adapters.At("edge_types[]", adapters.Pattern("^[A-Z][A-Z0-9_]*$"))})...)
@@ -44,7 +44,7 @@ func whatVerifiesTool() tool {
 			"KEY@n for one revision) or node_id. Walks VERIFIES and SUPPORTS edges into the requirement (and, for a bare KEY, into " +
 			"its earlier revisions). verified is true only when current evidence (not stale, against requirements that have not changed " +
 			"since, breaking none of them) or a supported claim backs it; an empty answer says nothing is recorded.",
-		Idempotent: true, TimeoutSeconds: 30}, whatVerifies, targetRules...)
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, whatVerifies, targetRules...)
 }
 
 func whereUsedTool() tool {
@@ -52,7 +52,7 @@ func whereUsedTool() tool {
 		Description: "What depends on a part or any item: the nodes with a DEPENDS_ON, CONTAINS (assemblies, release packages), USES or " +
 			"VALID_AGAINST (evidence computed on it) edge into it, grouped by edge. item_key KEY covers every revision of the item " +
 			"(each entry says which revision it uses and whether that is the current one); KEY@n or node_id that revision only.",
-		Idempotent: true, TimeoutSeconds: 30}, whereUsed, targetRules...)
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, whereUsed, targetRules...)
 }
 
 func findByPropertyTool() tool {
@@ -61,7 +61,7 @@ func findByPropertyTool() tool {
 			"surrounding space, a list property matches when any element does. key may be a dotted path into nested properties " +
 			"(data.solver); name matches the node's name. Current revisions and records only, unless all_revisions. At most 200 " +
 			"nodes; truncated says when there were more.",
-		Idempotent: true, TimeoutSeconds: 30}, findByProperty,
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, findByProperty,
 		adapters.At("key", adapters.MinLength(1), adapters.MaxLength(200)),
 		adapters.At("value", adapters.Type("string", "number", "boolean")),
 		adapters.At("node_type", adapters.MinLength(1)),

@@ -249,7 +249,7 @@ func (c cliCalls) call(ctx context.Context, toolID string, args map[string]any) 
 	}
 	m, _, _ := reg.Tool(toolID)
 	in := workflows.ToolCallInput{CallID: mcpserver.NewCallID(), ToolID: toolID, AdapterID: m.AdapterID, Arguments: raw,
-		TimeoutSeconds: m.TimeoutSeconds, Idempotent: m.Idempotent, Retries: m.Retries, Caller: mcpserver.CallerLocal, Client: "metaforge-cli"}
+		TimeoutSeconds: m.TimeoutSeconds, Idempotent: m.Idempotent, Retries: m.Retries, Local: reg.RunsLocal(toolID), Caller: mcpserver.CallerLocal, Client: "metaforge-cli"}
 	runID, err := c.engine.StartCall(ctx, in, nil)
 	if err != nil {
 		return nil, err
