@@ -71,6 +71,7 @@ const (
 // env is the durable stack: one embedded Temporal, its workers, and the MCP
 // server on a loopback HTTP listener. It is started once per process.
 type env struct {
+	registry *adapters.Registry
 	dataDir  string
 	temporal *worker.Temporal
 	workers  *worker.Workers
@@ -90,6 +91,7 @@ var (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
+	stopFloor()
 	if sharedEnv != nil {
 		sharedEnv.close()
 	}
@@ -137,6 +139,7 @@ func startEnv() (*env, error) {
 		e.close()
 		return nil, err
 	}
+	e.registry = reg
 	e.workers, err = worker.StartWorkers(t.Client, reg, worker.AllQueues(reg), logger)
 	if err != nil {
 		e.close()
@@ -147,8 +150,12 @@ func startEnv() (*env, error) {
 		Engine:   mcpserver.TemporalEngine{Client: t.Client, Eager: true},
 		Health:   checker,
 		Caller:   mcpserver.CallerUntrusted,
-		Version:  "bench",
-		Logger:   logger,
+		// An untrusted caller's fair share (2 running per session), but
+		// not its rate of 5 calls a second, which would refuse the
+		// benchmark's back-to-back calls: what is measured is the path.
+		Limits:  mcpserver.Limits{Classes: map[string]mcpserver.ClassLimits{mcpserver.CallerUntrusted: {Running: 2}}},
+		Version: "bench",
+		Logger:  logger,
 	})
 	e.http = httptest.NewServer(srv.HTTPHandler())
 	e.endpoint = e.http.URL + "/mcp"
@@ -289,12 +296,18 @@ func callInProcess(ctx context.Context, a *power.Adapter) error {
 }
 
 // BenchmarkToolCall measures power.check_budget in-process (the baseline),
-// through the durable path one call at a time (latency), and through it
-// from 32 clients at once (throughput). Sub-benchmarks run in this order, so
-// the baseline of the ratio is from the same run.
+// as a bare Temporal workflow with one local activity (the floor, see
+// floor_bench_test.go), as a ToolCall workflow started by the engine with
+// no MCP (engine_bench_test.go), through the durable path one call at a
+// time (latency), and the floor and the durable path at 32 at once
+// (throughput). Sub-benchmarks run in
+// this order, so the baselines of the ratios are from the same run.
 func BenchmarkToolCall(b *testing.B) {
 	b.Run("inprocess", benchInProcess)
+	b.Run("floor", benchFloor)
+	b.Run("engine-c1", benchEngineSequential)
 	b.Run("durable-c1", benchDurableSequential)
+	b.Run(fmt.Sprintf("floor-c%d", concurrency), benchFloorConcurrent)
 	b.Run(fmt.Sprintf("durable-c%d", concurrency), benchDurableConcurrent)
 }
 
@@ -340,24 +353,31 @@ func benchDurableSequential(b *testing.B) {
 	reportLatency(b, l)
 	reportCPU(b, cpu)
 	b.ReportMetric(float64(l.p50)/float64(baselineP50()), "x-inprocess-p50")
+	b.ReportMetric(float64(l.p50)/float64(floorBaseline(b)), "x-floor-p50")
 }
 
 func benchDurableConcurrent(b *testing.B) {
 	e := durableEnv(b)
 	sessions := e.sessions(b, concurrency)
 	ctx := context.Background()
-	lat := make([][]time.Duration, concurrency)
+	runConcurrent(b, concurrency, func(w int) error { return callDurable(ctx, sessions[w]) })
+}
+
+// runConcurrent shares b.N calls among n goroutines (call gets the
+// goroutine's number) and reports throughput, latency and CPU per call.
+func runConcurrent(b *testing.B, n int, call func(w int) error) {
+	lat := make([][]time.Duration, n)
 	var next atomic.Int64
 	var failed atomic.Pointer[error]
 	var wg sync.WaitGroup
 	b.ResetTimer()
 	cpu0 := processCPU()
 	start := time.Now()
-	for w, cs := range sessions {
+	for w := range n {
 		wg.Go(func() {
 			for next.Add(1) <= int64(b.N) {
 				t0 := time.Now()
-				if err := callDurable(ctx, cs); err != nil {
+				if err := call(w); err != nil {
 					failed.CompareAndSwap(nil, &err)
 					return
 				}
