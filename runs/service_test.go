@@ -131,7 +131,7 @@ func TestMechRunThroughEveryGate(t *testing.T) {
 	if _, err := h.decide(runID, flows.GateDecision{Decision: flows.DecisionApprove}); err == nil {
 		t.Fatal("a decision on an ended run was accepted")
 	}
-	h.recordHistory(runID, "mech_v1_verified.json")
+	h.recordHistory(runID, "mech_v1_verified_local_gate.json")
 }
 
 // A failed criterion is approved only under an approved waiver that names
@@ -201,7 +201,7 @@ func TestWaiverReworkAndRejection(t *testing.T) {
 	if !strings.Contains(st.Reason, "not this way") {
 		t.Fatalf("rejected run's reason: %q", st.Reason)
 	}
-	h.recordHistory(runID, "mech_v1_rework_waiver_rejected.json")
+	h.recordHistory(runID, "mech_v1_rework_waiver_rejected_local_gate.json")
 }
 
 // A patch at a gate continues the run as new: a patch to a phase already
@@ -241,7 +241,7 @@ func TestPatchContinuesAsNew(t *testing.T) {
 		t.Fatal(err)
 	}
 	h.waitFor(runID, flows.RunRejected)
-	h.recordHistory(runID, "hardware_v1_patched_rejected.json")
+	h.recordHistory(runID, "hardware_v1_patched_rejected_local_gate.json")
 }
 
 // A design_v1 run: a gate approved, the next rejected.
@@ -268,7 +268,7 @@ func TestDesignRunRejected(t *testing.T) {
 	if st.Phases[1].Gate.Status != flows.GateRejected {
 		t.Fatalf("concept gate: %+v", st.Phases[1].Gate)
 	}
-	h.recordHistory(runID, "design_v1_rejected.json")
+	h.recordHistory(runID, "design_v1_rejected_local_gate.json")
 }
 
 func containsString(list []string, s string) bool {
@@ -338,7 +338,7 @@ func TestAnalysisStepRunsFEAPerLoadCase(t *testing.T) {
 			t.Fatalf("the deciding displacement is the 400 N case's, %.4f mm within 10%%: got %v", want, r.Value)
 		}
 	}
-	h.recordHistory(runID, "mech_v1_analysis_steps.json")
+	h.recordHistory(runID, "mech_v1_analysis_steps_local_gate.json")
 }
 
 // The flow tools that read: the templates with their invariants, the

@@ -10,8 +10,12 @@ import (
 	"github.com/metaforge/metaforge/flows"
 )
 
-// designFlowChange versions the DesignFlow workflow's steps.
-const designFlowChange = "design-flow"
+// designFlowChange versions the DesignFlow workflow's steps;
+// gateLocalChange, judging a gate in a local activity.
+const (
+	designFlowChange = "design-flow"
+	gateLocalChange  = "gate-local-activity"
+)
 
 // DesignFlow runs one gated design flow: its phases in order, each done by
 // the connected client (claim, submit) or by the steps the template names,
@@ -179,15 +183,31 @@ func (r *run) runGate(ctx workflow.Context, i int) (int, error) {
 }
 
 // evaluateGate runs the gate activity for phase i and keeps its judgement.
+// From gateLocalChange on it is a local activity of the workflow's own
+// worker (which has the twin): a gate judged while a person waits on the
+// decision is one workflow task, not two plus an activity dispatched to
+// the queue.
 func (r *run) evaluateGate(ctx workflow.Context, i int) error {
 	p := r.flow.Phases[i]
-	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
-		StartToCloseTimeout: time.Minute,
-		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 10 * time.Second, MaximumAttempts: 5},
-		Summary:             fmt.Sprintf("judge gate %s of phase %s against the twin", p.Gate.Name, p.Name),
-	})
+	retry := &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 10 * time.Second, MaximumAttempts: 5}
+	req := EvaluateGateRequest{ProjectID: r.state.ProjectID, Phase: p}
+	var judged workflow.Future
+	if workflow.GetVersion(ctx, gateLocalChange, workflow.DefaultVersion, 1) == 1 {
+		judged = workflow.ExecuteLocalActivity(workflow.WithLocalActivityOptions(ctx, workflow.LocalActivityOptions{
+			StartToCloseTimeout:    time.Minute,
+			ScheduleToCloseTimeout: 5 * (time.Minute + retry.MaximumInterval),
+			RetryPolicy:            retry,
+			Summary:                fmt.Sprintf("judge gate %s of phase %s against the twin", p.Gate.Name, p.Name),
+		}), EvaluateGateActivity, req)
+	} else {
+		judged = workflow.ExecuteActivity(workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
+			StartToCloseTimeout: time.Minute,
+			RetryPolicy:         retry,
+			Summary:             fmt.Sprintf("judge gate %s of phase %s against the twin", p.Gate.Name, p.Name),
+		}), EvaluateGateActivity, req)
+	}
 	var res flows.GateResult
-	if err := workflow.ExecuteActivity(actx, EvaluateGateActivity, EvaluateGateRequest{ProjectID: r.state.ProjectID, Phase: p}).Get(ctx, &res); err != nil {
+	if err := judged.Get(ctx, &res); err != nil {
 		return err
 	}
 	now := workflow.Now(ctx)

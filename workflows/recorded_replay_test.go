@@ -21,6 +21,12 @@ var recordedRuns = []string{
 	"designflow/mech_v1_rework_waiver_rejected.json",
 	"designflow/hardware_v1_patched_rejected.json",
 	"designflow/design_v1_rejected.json",
+	// The same runs with gates judged in a local activity (gate-local-activity 1).
+	"designflow/mech_v1_verified_local_gate.json",
+	"designflow/mech_v1_analysis_steps_local_gate.json",
+	"designflow/mech_v1_rework_waiver_rejected_local_gate.json",
+	"designflow/hardware_v1_patched_rejected_local_gate.json",
+	"designflow/design_v1_rejected_local_gate.json",
 	"designloop/wall_approved.json",
 	"designloop/wall_infeasible.json",
 	"evaluatemetric/tier0_decides.json",
