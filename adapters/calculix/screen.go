@@ -75,6 +75,9 @@ func (s *meshScreen) file(path, name string, depth int) error {
 			}
 			s.heading = false
 		}
+		if line := bytes.TrimLeft(chunk, " \t"); len(line) == 0 || line[0] != '*' {
+			continue // a data line (nodes, elements): only a keyword line names a file
+		}
 		card := ccxCase(bytes.Map(func(r rune) rune {
 			if r == ' ' || r == '\t' {
 				return -1
