@@ -62,6 +62,7 @@ func TestMeshNamingFiles(t *testing.T) {
 	for _, c := range []struct{ name, extra, want string }{
 		{"*INCLUDE outside", "*INCLUDE, INPUT=" + secret + "\n", "*INCLUDE"},
 		{"*include in lower case with blanks", "* include , input = " + secret + "\n", "*INCLUDE"},
+		{"*INCLUDE after leading blanks", " \t *INCLUDE,INPUT=" + secret + "\n", "*INCLUDE"},
 		{"*INCLUDE in quotes", "*INCLUDE,INPUT=\"" + secret + "\"\n", "*INCLUDE"},
 		{"*INCLUDE /etc/hostname", "*INCLUDE,INPUT=/etc/hostname\n", "*INCLUDE"},
 		{"*INCLUDE /proc/self/environ", "*INCLUDE,INPUT=/proc/self/environ\n", "*INCLUDE"},
