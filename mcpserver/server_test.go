@@ -311,7 +311,7 @@ func TestHealthCheckToolReportsTemporal(t *testing.T) {
 	raw, _ := json.Marshal(res.StructuredContent)
 	var rep health.Report
 	_ = json.Unmarshal(raw, &rep)
-	if rep.Status != "healthy" || rep.Components["temporal"].Mode != "embedded" || !rep.Components["temporal"].Reachable || rep.ToolCount != 11 {
+	if rep.Status != "healthy" || rep.Components["temporal"].Mode != "embedded" || !rep.Components["temporal"].Reachable || rep.ToolCount != 12 {
 		t.Fatalf("health = %s", raw)
 	}
 }

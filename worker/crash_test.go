@@ -130,6 +130,92 @@ func TestWorkerKilledMidActivity(t *testing.T) {
 	}
 }
 
+// A worker process is killed (SIGKILL) while a short tool runs as a local
+// activity of its call's workflow, inside the workflow task. Nothing of the
+// run is in history yet, so once the task times out another worker runs
+// the workflow task again, the tool with it, and the call succeeds: the
+// reason only an idempotent tool may run locally.
+func TestWorkerKilledMidLocalActivity(t *testing.T) {
+	tmp := workertest.StartTemporal(t)
+	first := startWorkerProcess(t, tmp.Address)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	const callID = "00000000000000b1"
+	run, err := tmp.Client.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.CallWorkflowID(callID), TaskQueue: workflows.TaskQueue},
+		"ToolCall", workflows.ToolCallInput{
+			CallID: callID, ToolID: "fixture.local_sleep", AdapterID: "fixture", TimeoutSeconds: 30,
+			Arguments: []byte(`{"key":"` + callID + `","sleep_ms":4000}`), Idempotent: true, Retries: 3, Caller: "local", Local: true,
+		})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The local activity runs inside the workflow task: kill while it is
+	// started on the first worker.
+	firstIdentity := waitForWorkflowTaskStarted(t, ctx, tmp.Client, run.GetID())
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = first.Wait()
+	startWorkerProcess(t, tmp.Address)
+
+	var res workflows.ToolCallResult
+	if err := run.Get(ctx, &res); err != nil {
+		t.Fatal(err)
+	}
+	if res.Status != workflows.StatusSuccess {
+		t.Fatalf("the call after the crash: %+v %+v, want success", res, res.Error)
+	}
+	var timedOut, locals int
+	var completedBy string
+	it := tmp.Client.GetWorkflowHistory(ctx, run.GetID(), "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch ev.GetEventType() {
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT:
+			timedOut++
+		case enumspb.EVENT_TYPE_MARKER_RECORDED:
+			if ev.GetMarkerRecordedEventAttributes().GetMarkerName() == "LocalActivity" {
+				locals++
+			}
+		case enumspb.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+			completedBy = ev.GetWorkflowTaskCompletedEventAttributes().GetIdentity()
+		case enumspb.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+			t.Errorf("an activity was scheduled on a queue; the short tool should have run locally")
+		}
+	}
+	if timedOut == 0 || locals != 1 || completedBy == "" || completedBy == firstIdentity {
+		t.Errorf("history: %d workflow tasks timed out, %d local activities, completed by %q (the killed worker was %q); want the dead worker's task timed out and one local activity recorded by the new worker",
+			timedOut, locals, completedBy, firstIdentity)
+	}
+}
+
+// waitForWorkflowTaskStarted waits until a worker has started the
+// workflow's task, and returns that worker's identity.
+func waitForWorkflowTaskStarted(t *testing.T, ctx context.Context, c client.Client, id string) string {
+	t.Helper()
+	for {
+		it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+		for it.HasNext() {
+			ev, err := it.Next()
+			if err != nil {
+				break
+			}
+			if a := ev.GetWorkflowTaskStartedEventAttributes(); a != nil {
+				return a.GetIdentity()
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("no workflow task of %s ever started", id)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
 // waitForActivityStarted waits until the workflow's activity is running on
 // a worker, so the kill lands mid-activity.
 func waitForActivityStarted(t *testing.T, ctx context.Context, c client.Client, id string) {

@@ -51,9 +51,11 @@ var keyed = adapters.SchemaFor[fixtureArgs](
 
 // Manifests: fixture.echo, .refuse, .sleep (idempotent), .sleep_once (not
 // idempotent), .flaky (idempotent, fails transiently fail_times times),
-// .timeout, and two writes for approval holds: .write (a plain write,
-// counted per key) and .sign_off (a human-authority write that reports who
-// approved it).
+// .timeout, .local_sleep (idempotent and short, so a call runs it as a
+// local activity of its workflow; it sleeps sleep_ms all the same, for a
+// test to stop its worker mid-run), and two writes for approval holds:
+// .write (a plain write, counted per key) and .sign_off (a human-authority
+// write that reports who approved it).
 func (f *Fixture) Manifests() []adapters.Manifest {
 	m := func(name string, idempotent bool, timeout int) adapters.Manifest {
 		return adapters.Manifest{ToolID: "fixture." + name, AdapterID: "fixture", Name: name, Description: "test fixture: " + name,
@@ -68,7 +70,13 @@ func (f *Fixture) Manifests() []adapters.Manifest {
 		m("timeout", true, 1),
 		m("write", false, 30),
 		m("sign_off", false, 30),
+		short(m("local_sleep", true, 30)),
 	}
+}
+
+func short(m adapters.Manifest) adapters.Manifest {
+	m.Short = true
+	return m
 }
 
 type fixtureArgs struct {
@@ -101,7 +109,7 @@ func (f *Fixture) Call(ctx context.Context, toolID string, raw json.RawMessage) 
 		return &adapters.Result{Data: data}, nil
 	case "fixture.refuse":
 		return nil, protocol.Refusal("fixture refuses key %q; pass another key", a.Key)
-	case "fixture.sleep", "fixture.sleep_once":
+	case "fixture.sleep", "fixture.sleep_once", "fixture.local_sleep":
 		if err := sleep(time.Duration(a.SleepMs) * time.Millisecond); err != nil {
 			return nil, err
 		}
