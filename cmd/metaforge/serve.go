@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/worker"
 )
@@ -27,6 +28,7 @@ type temporalFlags struct {
 	solvers            solverFlags
 	roots              fileRoots
 	profile            string
+	healthInterval     time.Duration
 }
 
 func (f *temporalFlags) register(fs *flag.FlagSet) {
@@ -41,6 +43,8 @@ func (f *temporalFlags) register(fs *flag.FlagSet) {
 	f.roots.register(fs)
 	fs.StringVar(&f.profile, "profile", os.Getenv("METAFORGE_PROFILE"),
 		"the tool profile served by default (core, mechanical, simulation, electronics, mechanical_product); a connection's ?profile= wins; empty: every tool")
+	fs.DurationVar(&f.healthInterval, "health-interval", health.DefaultInterval,
+		"how old health.check's and /healthz's measurement of the adapters may get; they are probed again in the background before that")
 }
 
 // parse reads the flags and makes the logger and the Temporal options.
@@ -50,6 +54,9 @@ func (f *temporalFlags) parse(fs *flag.FlagSet, args []string, useRunning bool) 
 	}
 	if err := mcpserver.ValidateProfile(f.profile); err != nil {
 		return worker.TemporalOptions{}, nil, fmt.Errorf("--profile: %w", err)
+	}
+	if f.healthInterval < time.Second {
+		return worker.TemporalOptions{}, nil, fmt.Errorf("--health-interval %s is too short: give 1s or more (default %s), or every probe would start the solvers' Python again", f.healthInterval, health.DefaultInterval)
 	}
 	logger, err := newLogger(f.logLevel)
 	if err != nil {
@@ -69,7 +76,7 @@ func registerTwinFlags(fs *flag.FlagSet, allow *bool) {
 }
 
 func (f *temporalFlags) runtime(runWorkers func(*worker.Temporal) bool) runtimeOptions {
-	return runtimeOptions{dataDir: f.dataDir, allowTwinMutations: f.allowTwinMutations, runWorkers: runWorkers, solvers: f.solvers, roots: f.roots, profile: f.profile}
+	return runtimeOptions{dataDir: f.dataDir, allowTwinMutations: f.allowTwinMutations, runWorkers: runWorkers, solvers: f.solvers, roots: f.roots, profile: f.profile, healthInterval: f.healthInterval}
 }
 
 func (f *temporalFlags) options(useRunning bool) worker.TemporalOptions {
@@ -166,6 +173,8 @@ func runServe(ctx context.Context, args []string) error {
 	}
 	defer rt.stop()
 	rt.limits = limits
+	// The first /healthz then finds the first probe under way, or done.
+	rt.health.Start()
 
 	if holds.DashboardURL == "" {
 		holds.DashboardURL = "http://" + listener.Addr().String()
