@@ -43,9 +43,9 @@ func (c *Checker) beginLocked(list []adapters.Adapter, all bool) *flight {
 	sort.Strings(names)
 	c.inflight = f
 	ctx := c.lifeLocked()
-	c.flights.Add(1)
+	c.running.Add(1)
 	go func() {
-		defer c.flights.Done()
+		defer c.running.Done()
 		c.fly(ctx, f, as, names)
 	}()
 	return f
@@ -72,17 +72,18 @@ func (c *Checker) fly(ctx context.Context, f *flight, as []adapters.Adapter, nam
 		})
 	}
 	wg.Wait()
+	cut := ctx.Err() != nil // Close: what the cut probes said is not a measurement
+	if c.OnProbe != nil && !cut {
+		for i, a := range as {
+			c.OnProbe(a.ID(), found[i].reachable)
+		}
+	}
 	c.mu.Lock()
-	if ctx.Err() != nil { // Close: what the cut probes said is not a measurement
+	if cut {
 		c.inflight = nil
 		c.mu.Unlock()
 		close(f.done)
 		return
-	}
-	if c.OnProbe != nil {
-		for i, a := range as {
-			c.OnProbe(a.ID(), found[i].reachable)
-		}
 	}
 	if c.adapters == nil {
 		c.adapters, c.components = map[string]adapterMeasure{}, map[string]componentMeasure{}

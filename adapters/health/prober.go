@@ -5,12 +5,18 @@ import (
 	"time"
 )
 
+// restIntervals is how many intervals the prober runs on with nobody
+// asking: a probe can start Python (CadQuery's import costs seconds of CPU),
+// so a server nobody asks for its health does not probe every few seconds
+// for ever; the next caller finds the measurement old and probes first.
+const restIntervals = 4
+
 // prober is the background loop that keeps the measurements fresh: all
 // of them at three quarters of Interval, and what was found down again
-// after RetryAfter, doubling while it stays down.
+// after RetryAfter, doubling while it stays down, for as long as somebody
+// asked within restIntervals intervals.
 type prober struct {
 	wake chan struct{}
-	done chan struct{}
 }
 
 // poke tells the loop a flight has landed, so it schedules a retry of what
@@ -22,20 +28,22 @@ func (p *prober) poke() {
 	}
 }
 
-// Start starts the background prober, once. Check and Refresh call it;
-// serve calls it at start-up so its first /healthz finds a probe under way
-// and no process that is never asked for its health probes at all.
+// Start starts the background prober, or keeps it running: Check and
+// Refresh call it, so a process never asked for its health probes nothing;
+// serve calls it at start-up so its first /healthz finds a probe under way.
 func (c *Checker) Start() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.asked = time.Now()
 	if c.prober != nil || c.closed {
 		return
 	}
-	p := &prober{wake: make(chan struct{}, 1), done: make(chan struct{})}
+	p := &prober{wake: make(chan struct{}, 1)}
 	c.prober = p
 	ctx := c.lifeLocked()
+	c.running.Add(1)
 	go func() {
-		defer close(p.done)
+		defer c.running.Done()
 		c.probeLoop(ctx, p)
 	}()
 }
@@ -50,12 +58,8 @@ func (c *Checker) Close() {
 	if c.endLife != nil {
 		c.endLife()
 	}
-	p := c.prober
 	c.mu.Unlock()
-	if p != nil {
-		<-p.done
-	}
-	c.flights.Wait()
+	c.running.Wait()
 }
 
 // lifeLocked is the context probes run in: not a caller's, since every
@@ -111,6 +115,10 @@ func (c *Checker) probeLoop(ctx context.Context, p *prober) {
 		switch {
 		case c.inflight != nil:
 			f = c.inflight
+		case now.Sub(c.asked) >= restIntervals*c.interval():
+			c.prober = nil // the next Start runs another
+			c.mu.Unlock()
+			return
 		case !now.Before(due):
 			f = c.beginLocked(list, true)
 		case down && !now.Before(retryAt):

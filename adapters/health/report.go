@@ -108,9 +108,10 @@ type Checker struct {
 	adapters   map[string]adapterMeasure
 	components map[string]componentMeasure
 	inflight   *flight
-	landed     int // flights that stored their measurements
-	flights    sync.WaitGroup
+	landed     int            // flights that stored their measurements
+	running    sync.WaitGroup // the prober and flights, for Close
 	prober     *prober
+	asked      time.Time // the last Start: a caller, or serve starting
 	life       context.Context
 	endLife    context.CancelFunc
 	closed     bool
@@ -161,12 +162,13 @@ func (c *Checker) Refresh(ctx context.Context) Report {
 // under way or starting one of everything. A caller that gives up (ctx)
 // gets what is known, with its honest age.
 func (c *Checker) await(ctx context.Context, fresh func(oldest time.Time) bool) Report {
+	cat := c.catalogue()
+	list := cat.adapters
 	for {
 		c.mu.Lock()
-		list := c.Registry.Adapters()
 		oldest, measured := c.oldestLocked(list)
 		if (measured && fresh(oldest)) || c.closed {
-			r := c.reportLocked(list, time.Now())
+			r := c.reportLocked(cat, time.Now())
 			c.mu.Unlock()
 			return r
 		}
@@ -180,9 +182,25 @@ func (c *Checker) await(ctx context.Context, fresh func(oldest time.Time) bool) 
 		case <-ctx.Done():
 			c.mu.Lock()
 			defer c.mu.Unlock()
-			return c.reportLocked(c.Registry.Adapters(), time.Now())
+			return c.reportLocked(cat, time.Now())
 		}
 	}
+}
+
+// catalogue is what a report says of the registry, read before taking
+// c.mu so callers do not queue behind each other's copies of it.
+type catalogue struct {
+	adapters  []adapters.Adapter
+	toolsPer  map[string]int
+	toolCount int
+}
+
+func (c *Checker) catalogue() catalogue {
+	cat := catalogue{adapters: c.Registry.Adapters(), toolsPer: map[string]int{}, toolCount: c.Registry.ToolCount()}
+	for _, m := range c.Registry.Manifests() {
+		cat.toolsPer[m.AdapterID]++
+	}
+	return cat
 }
 
 // oldestLocked is when the oldest measurement the report needs began;
@@ -238,11 +256,8 @@ func componentDown(comp Component) bool { return !comp.Reachable && comp.Mode !=
 // reportLocked rolls the measurements up. An adapter or component not
 // measured yet (the caller gave up before the first probe answered) is
 // reported unreachable, saying so.
-func (c *Checker) reportLocked(list []adapters.Adapter, now time.Time) Report {
-	toolsPer := map[string]int{}
-	for _, m := range c.Registry.Manifests() {
-		toolsPer[m.AdapterID]++
-	}
+func (c *Checker) reportLocked(cat catalogue, now time.Time) Report {
+	list := cat.adapters
 	oldest, measured := c.oldestLocked(list)
 	if !measured {
 		oldest = now
@@ -253,12 +268,12 @@ func (c *Checker) reportLocked(list []adapters.Adapter, now time.Time) Report {
 		Version:       c.Version,
 		UptimeSeconds: time.Since(c.Started).Seconds(),
 		AdapterCount:  len(list),
-		ToolCount:     c.Registry.ToolCount(),
+		ToolCount:     cat.toolCount,
 		Adapters:      make([]AdapterReport, len(list)),
 		Components:    map[string]Component{},
 	}
 	for i, a := range list {
-		ar := AdapterReport{AdapterID: a.ID(), Version: a.Version(), ToolsRegistered: toolsPer[a.ID()], Reachable: true, CheckedAt: now}
+		ar := AdapterReport{AdapterID: a.ID(), Version: a.Version(), ToolsRegistered: cat.toolsPer[a.ID()], Reachable: true, CheckedAt: now}
 		if !c.Skip[a.ID()] {
 			m, ok := c.adapters[a.ID()]
 			if !ok {
