@@ -12,7 +12,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/worker"
 )
@@ -43,8 +42,7 @@ func (f *temporalFlags) register(fs *flag.FlagSet) {
 	f.roots.register(fs)
 	fs.StringVar(&f.profile, "profile", os.Getenv("METAFORGE_PROFILE"),
 		"the tool profile served by default (core, mechanical, simulation, electronics, mechanical_product); a connection's ?profile= wins; empty: every tool")
-	fs.DurationVar(&f.healthInterval, "health-interval", health.DefaultInterval,
-		"how old health.check's and /healthz's measurement of the adapters may get; they are probed again in the background before that")
+	registerHealthInterval(fs, &f.healthInterval)
 }
 
 // parse reads the flags and makes the logger and the Temporal options.
@@ -55,8 +53,8 @@ func (f *temporalFlags) parse(fs *flag.FlagSet, args []string, useRunning bool) 
 	if err := mcpserver.ValidateProfile(f.profile); err != nil {
 		return worker.TemporalOptions{}, nil, fmt.Errorf("--profile: %w", err)
 	}
-	if f.healthInterval < time.Second {
-		return worker.TemporalOptions{}, nil, fmt.Errorf("--health-interval %s is too short: give 1s or more (default %s), or every probe would start the solvers' Python again", f.healthInterval, health.DefaultInterval)
+	if err := checkHealthInterval(f.healthInterval); err != nil {
+		return worker.TemporalOptions{}, nil, err
 	}
 	logger, err := newLogger(f.logLevel)
 	if err != nil {
