@@ -86,10 +86,12 @@ staticcheck:
 	$(GO) run $(STATICCHECK) ./...
 
 # Latency and throughput of a tools/call through the durable path, beside the
-# same tool in-process; then a real FEA solve through MCP beside ccx alone.
+# same tool in-process; then a real FEA solve through MCP beside ccx alone;
+# health.check from 32 clients with the solver adapters.
 # Figures go to BENCHMARKS.md.
 bench:
 	$(GO) test ./bench -run '^$$' -bench 'ToolCall|HeldCalls' -benchtime 500x -count 1 -timeout 20m
 	$(GO) test ./bench -run '^$$' -bench 'CantileverFEA' -benchtime 10x -count 1 -timeout 20m
 	$(GO) test ./bench -run '^$$' -bench 'GateDecisionToClaimable' -benchtime 100x -count 1 -timeout 20m
+	$(GO) test ./bench -run '^$$' -bench 'HealthCheck' -benchtime 640x -count 1 -timeout 20m
 	$(GO) test ./internal/solver -run '^$$' -bench 'SandboxOverhead' -benchtime 200x -count 1

@@ -86,8 +86,9 @@ func TestTopologyWorkersPerQueue(t *testing.T) {
 
 	// serve runs no worker, so its health measures each adapter by the
 	// workers polling its queue: spice and power are served, calculix by
-	// nobody, and it says how to start one.
-	checkHealthByQueue(t, fmt.Sprintf("http://127.0.0.1:%d/healthz", httpPort))
+	// nobody, and it says how to start one. The workers started after
+	// serve's last measurement, so it is asked to probe now.
+	checkHealthByQueue(t, fmt.Sprintf("http://127.0.0.1:%d/healthz?refresh=true", httpPort))
 	mark("serve's health reports spice and power served elsewhere, calculix by nobody")
 
 	// Worker B dies in the middle of a simulation.

@@ -3,8 +3,10 @@ package mcpserver
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"strconv"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -133,9 +135,22 @@ func protocolVersionOf(r *http.Request) string {
 }
 
 // serveHealthz is 200 whether healthy or degraded: the server is up and
-// telling the truth about its dependencies, which the body reports.
+// telling the truth about its dependencies, which the body reports. It
+// answers the last measurement (checked_at, age_ms); ?refresh=true probes
+// now, as health.check's refresh does.
 func (s *Server) serveHealthz(w http.ResponseWriter, r *http.Request) {
-	report := s.opts.Health.Check(r.Context())
+	measure := s.opts.Health.Check
+	if q := r.URL.Query().Get("refresh"); q != "" {
+		refresh, err := strconv.ParseBool(q)
+		if err != nil {
+			httpjson.Error(w, http.StatusBadRequest, fmt.Sprintf("refresh=%s: write refresh=true to probe now, or leave it out for the last measurement", q))
+			return
+		}
+		if refresh {
+			measure = s.opts.Health.Refresh
+		}
+	}
+	report := measure(r.Context())
 	s.down.note(report.Adapters)
 	b, err := json.Marshal(report)
 	if err != nil {

@@ -233,8 +233,11 @@ var (
 		"adapters": "array", "auth": "object", "client": "object"}
 	adapterHealthFields = fields{"adapter_id": "string", "version": "string", "tools_registered": "integer", "reachable": "boolean", "error?": "string"}
 	// components is MetaForge's addition: Temporal, which every call
-	// depends on, is reported like an adapter.
-	healthExtra = fields{"components": "object"}
+	// depends on, is reported like an adapter. checked_at and age_ms are
+	// too: the report is a measurement kept by a background prober, so it
+	// says how old it is, in the report and per adapter.
+	healthExtra        = fields{"components": "object", "checked_at": "string", "age_ms": "integer"}
+	adapterHealthExtra = fields{"checked_at": "string", "age_ms": "integer"}
 )
 
 var hexCallID = regexp.MustCompile(`^[0-9a-f]{16}$`)
@@ -352,7 +355,7 @@ func TestLegacyEnvelopes(t *testing.T) {
 					t.Errorf("adapters %v, adapter_count %v", adapters, res["adapter_count"])
 				}
 				for i, a := range adapters {
-					shape(t, fmt.Sprintf("adapters[%d]", i), a, adapterHealthFields, nil)
+					shape(t, fmt.Sprintf("adapters[%d]", i), a, adapterHealthFields, adapterHealthExtra)
 				}
 				if c := res["client"].(map[string]any); c["connected"] != false {
 					t.Errorf("client = %v, want connected false: the dialect has no handshake", c)

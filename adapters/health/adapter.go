@@ -14,6 +14,11 @@ type Adapter struct {
 	Checker *Checker
 }
 
+// CheckArguments are health.check's arguments.
+type CheckArguments struct {
+	Refresh bool `json:"refresh,omitempty" jsonschema:"Probe every adapter and service now and answer that result (up to 3 s), instead of the last measurement."`
+}
+
 // ID is "health".
 func (a *Adapter) ID() string { return "health" }
 
@@ -26,13 +31,16 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 		ToolID:    "health.check",
 		AdapterID: "health",
 		Name:      "Health check",
-		Description: "Ask every adapter and backing service whether it answers, concurrently, 3 s each. " +
+		Description: "Report whether every adapter and backing service answers, from the last measurement: probes run in the background " +
+			"(concurrently, 3 s each) on an interval and again soon after a failure, and checked_at and age_ms say when the oldest measurement began " +
+			"(each adapter has its own, as one found down is probed again sooner); the report is never older than the interval. " +
+			"refresh: true probes every adapter and service now and answers that result, which takes up to 3 s. " +
 			"status is healthy only if all answered; otherwise degraded, with unreachable_adapters and a detail saying what is wrong. " +
 			"tools_registered counts the catalogue and does not shrink when an adapter is down; reachable says whether its tools can be called. " +
 			"components says what is in force: embedded or external Temporal, and the twin and ledger backends.",
 		Capability:     "health",
-		InputSchema:    adapters.SchemaFor[struct{}](),
-		OutputSchema:   json.RawMessage(`{"type":"object","required":["service","status","adapters"]}`),
+		InputSchema:    adapters.SchemaFor[CheckArguments](),
+		OutputSchema:   json.RawMessage(`{"type":"object","required":["service","status","checked_at","age_ms","adapters"]}`),
 		Idempotent:     true,
 		Short:          true,
 		TimeoutSeconds: 30,
@@ -41,10 +49,15 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 
 // Call runs the check.
 func (a *Adapter) Call(ctx context.Context, toolID string, args json.RawMessage) (*adapters.Result, error) {
-	if err := adapters.DecodeArguments(args, &struct{}{}); err != nil {
+	var in CheckArguments
+	if err := adapters.DecodeArguments(args, &in); err != nil {
 		return nil, err
 	}
-	data, err := json.Marshal(a.Checker.Check(ctx))
+	report := a.Checker.Check
+	if in.Refresh {
+		report = a.Checker.Refresh
+	}
+	data, err := json.Marshal(report(ctx))
 	if err != nil {
 		return nil, err
 	}

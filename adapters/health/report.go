@@ -2,11 +2,14 @@
 // every backing service (3 s each), and reports what came back: measured,
 // never assumed, so an adapter that did not answer is unreachable. Its
 // Adapter serves the report as the health.check tool.
+//
+// Probes run in the background (see prober.go) and callers answer from the
+// last measurement, with its age: a Python start per adapter per caller
+// made health the slowest tool under load.
 package health
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -14,12 +17,15 @@ import (
 	"time"
 
 	"github.com/metaforge/metaforge/adapters"
-	"github.com/metaforge/metaforge/protocol"
 )
 
 // ProbeTimeout is how long each adapter gets to answer. Probes run
 // concurrently, so a whole check costs one timeout, not one per adapter.
 const ProbeTimeout = 3 * time.Second
+
+// DefaultInterval is how old a measurement may get when Checker.Interval
+// is not set.
+const DefaultInterval = 15 * time.Second
 
 // Component is a backing service's state, as measured: what is in force
 // (embedded or external Temporal, the twin's and ledger's backends).
@@ -35,22 +41,30 @@ type Component struct {
 // Probe measures one component.
 type Probe func(ctx context.Context) Component
 
-// AdapterReport is one adapter's line in the roll-up.
+// AdapterReport is one adapter's line in the roll-up. CheckedAt and AgeMS
+// are when its own probe began: an adapter found down is probed again
+// sooner than the others, so its time can be newer than the report's.
 type AdapterReport struct {
-	AdapterID       string `json:"adapter_id"`
-	Version         string `json:"version"`
-	ToolsRegistered int    `json:"tools_registered"`
-	Reachable       bool   `json:"reachable"`
-	Error           string `json:"error,omitempty"`
+	AdapterID       string    `json:"adapter_id"`
+	Version         string    `json:"version"`
+	ToolsRegistered int       `json:"tools_registered"`
+	Reachable       bool      `json:"reachable"`
+	Error           string    `json:"error,omitempty"`
+	CheckedAt       time.Time `json:"checked_at"`
+	AgeMS           int64     `json:"age_ms"`
 }
 
 // Report is the roll-up over every adapter and service. UnreachableAdapters and
-// Detail are present only when something is wrong.
+// Detail are present only when something is wrong. CheckedAt is when the
+// oldest measurement in it began (adapters and components alike) and AgeMS
+// its age when the report was made: the whole report is no older than that.
 type Report struct {
 	Service             string               `json:"service"`
 	Status              string               `json:"status"`
 	Version             string               `json:"version"`
 	UptimeSeconds       float64              `json:"uptime_seconds"`
+	CheckedAt           time.Time            `json:"checked_at"`
+	AgeMS               int64                `json:"age_ms"`
 	AdapterCount        int                  `json:"adapter_count"`
 	ToolCount           int                  `json:"tool_count"`
 	UnreachableAdapters []string             `json:"unreachable_adapters,omitempty"`
@@ -59,8 +73,10 @@ type Report struct {
 	Components          map[string]Component `json:"components"`
 }
 
-// Checker builds reports. Components are probed alongside the adapters;
-// a component that is not reachable degrades the report like an adapter.
+// Checker builds reports from measurements it keeps. Components are probed
+// alongside the adapters; a component that is not reachable degrades the
+// report like an adapter. One probe of each adapter runs at a time, and
+// every caller shares its result.
 type Checker struct {
 	Service    string
 	Version    string
@@ -78,60 +94,201 @@ type Checker struct {
 	// served here, which is then asked directly. Nil: every adapter is
 	// asked here.
 	Elsewhere func(ctx context.Context, adapterID string) (reachable bool, detail string, ok bool)
+	// Interval bounds a measurement's age: the background prober measures
+	// again at three quarters of it, and a caller finding one older probes
+	// before answering. Zero: DefaultInterval. At 4 x ProbeTimeout or more
+	// no caller waits for a probe once the first has answered.
+	Interval time.Duration
+	// RetryAfter is the first wait before an adapter or component found
+	// down is probed again; it doubles while it stays down, up to
+	// Interval. Zero: one second.
+	RetryAfter time.Duration
+
+	mu         sync.Mutex
+	adapters   map[string]adapterMeasure
+	components map[string]componentMeasure
+	inflight   *flight
+	landed     int            // flights that stored their measurements
+	running    sync.WaitGroup // the prober and flights, for Close
+	prober     *prober
+	asked      time.Time // the last Start: a caller, or serve starting
+	life       context.Context
+	endLife    context.CancelFunc
+	closed     bool
 }
 
-// Check probes everything concurrently and rolls the answers up.
-func (c *Checker) Check(ctx context.Context) Report {
-	list := c.Registry.Adapters()
-	toolsPer := map[string]int{}
-	for _, m := range c.Registry.Manifests() {
-		toolsPer[m.AdapterID]++
+// adapterMeasure is what one probe of an adapter found, and when it began.
+type adapterMeasure struct {
+	reachable bool
+	err       string
+	at        time.Time
+}
+
+// componentMeasure is what one probe of a component found, and when it
+// began.
+type componentMeasure struct {
+	Component
+	at time.Time
+}
+
+func (c *Checker) interval() time.Duration {
+	if c.Interval > 0 {
+		return c.Interval
 	}
-	reports := make([]AdapterReport, len(list))
-	var wg sync.WaitGroup
-	for i, a := range list {
-		reports[i] = AdapterReport{AdapterID: a.ID(), Version: a.Version(), ToolsRegistered: toolsPer[a.ID()]}
+	return DefaultInterval
+}
+
+// Check answers from the last measurement, probing first (or waiting for
+// the probe under way) only when part of it is older than Interval or
+// missing, as before the first probe. The first call starts the
+// background prober.
+func (c *Checker) Check(ctx context.Context) Report {
+	c.Start()
+	limit := c.interval()
+	return c.await(ctx, func(oldest time.Time) bool { return time.Since(oldest) < limit })
+}
+
+// Refresh probes every adapter and component now and answers the result:
+// callers that ask while a probe begun before them is under way wait for
+// it to end and share the next one, so a burst of refreshes costs two
+// probes, not one each.
+func (c *Checker) Refresh(ctx context.Context) Report {
+	c.Start()
+	asked := time.Now()
+	return c.await(ctx, func(oldest time.Time) bool { return !oldest.Before(asked) })
+}
+
+// await answers once the measurements are fresh enough, joining the probe
+// under way or starting one of everything. A caller that gives up (ctx)
+// gets what is known, with its honest age.
+func (c *Checker) await(ctx context.Context, fresh func(oldest time.Time) bool) Report {
+	cat := c.catalogue()
+	list := cat.adapters
+	for {
+		c.mu.Lock()
+		oldest, measured := c.oldestLocked(list)
+		if (measured && fresh(oldest)) || c.closed {
+			r := c.reportLocked(cat, time.Now())
+			c.mu.Unlock()
+			return r
+		}
+		f := c.inflight
+		if f == nil {
+			f = c.beginLocked(list, true)
+		}
+		c.mu.Unlock()
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			c.mu.Lock()
+			defer c.mu.Unlock()
+			return c.reportLocked(cat, time.Now())
+		}
+	}
+}
+
+// catalogue is what a report says of the registry, read before taking
+// c.mu so callers do not queue behind each other's copies of it.
+type catalogue struct {
+	adapters  []adapters.Adapter
+	toolsPer  map[string]int
+	toolCount int
+}
+
+func (c *Checker) catalogue() catalogue {
+	cat := catalogue{adapters: c.Registry.Adapters(), toolsPer: map[string]int{}, toolCount: c.Registry.ToolCount()}
+	for _, m := range c.Registry.Manifests() {
+		cat.toolsPer[m.AdapterID]++
+	}
+	return cat
+}
+
+// oldestLocked is when the oldest measurement the report needs began;
+// measured is false while one is missing.
+func (c *Checker) oldestLocked(list []adapters.Adapter) (oldest time.Time, measured bool) {
+	first := true
+	see := func(at time.Time) {
+		if first || at.Before(oldest) {
+			oldest, first = at, false
+		}
+	}
+	for _, a := range list {
 		if c.Skip[a.ID()] {
-			reports[i].Reachable = true
 			continue
 		}
-		wg.Go(func() { reports[i].Reachable, reports[i].Error = c.probe(ctx, a) })
+		m, ok := c.adapters[a.ID()]
+		if !ok {
+			return time.Time{}, false
+		}
+		see(m.at)
 	}
-	names := make([]string, 0, len(c.Components))
 	for name := range c.Components {
-		names = append(names, name)
+		m, ok := c.components[name]
+		if !ok {
+			return time.Time{}, false
+		}
+		see(m.at)
 	}
-	sort.Strings(names)
-	components := make([]Component, len(names))
-	for i, name := range names {
-		probe := c.Components[name]
-		wg.Go(func() {
-			pctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
-			defer cancel()
-			components[i] = probe(pctx)
-		})
+	if first {
+		return time.Now(), true // nothing to probe
 	}
-	wg.Wait()
-	if c.OnProbe != nil {
-		for _, a := range reports {
-			if !c.Skip[a.AdapterID] {
-				c.OnProbe(a.AdapterID, a.Reachable)
-			}
+	return oldest, true
+}
+
+// downLocked says whether the last measurement found something down: an
+// adapter unreachable, or a component in force that is not reachable.
+func (c *Checker) downLocked(list []adapters.Adapter) bool {
+	for _, a := range list {
+		if m, ok := c.adapters[a.ID()]; ok && !c.Skip[a.ID()] && !m.reachable {
+			return true
 		}
 	}
+	for name := range c.Components {
+		if m, ok := c.components[name]; ok && componentDown(m.Component) {
+			return true
+		}
+	}
+	return false
+}
 
+func componentDown(comp Component) bool { return !comp.Reachable && comp.Mode != "none" }
+
+// reportLocked rolls the measurements up. An adapter or component not
+// measured yet (the caller gave up before the first probe answered) is
+// reported unreachable, saying so.
+func (c *Checker) reportLocked(cat catalogue, now time.Time) Report {
+	list := cat.adapters
+	oldest, measured := c.oldestLocked(list)
+	if !measured {
+		oldest = now
+	}
 	r := Report{
 		Service:       c.Service,
 		Status:        "healthy",
 		Version:       c.Version,
 		UptimeSeconds: time.Since(c.Started).Seconds(),
 		AdapterCount:  len(list),
-		ToolCount:     c.Registry.ToolCount(),
-		Adapters:      reports,
+		ToolCount:     cat.toolCount,
+		Adapters:      make([]AdapterReport, len(list)),
 		Components:    map[string]Component{},
 	}
+	for i, a := range list {
+		ar := AdapterReport{AdapterID: a.ID(), Version: a.Version(), ToolsRegistered: cat.toolsPer[a.ID()], Reachable: true, CheckedAt: now}
+		if !c.Skip[a.ID()] {
+			m, ok := c.adapters[a.ID()]
+			if !ok {
+				m = adapterMeasure{err: "not measured yet: the first probe has not answered", at: now}
+			}
+			ar.Reachable, ar.Error, ar.CheckedAt = m.reachable, m.err, m.at
+		}
+		ar.AgeMS = now.Sub(ar.CheckedAt).Milliseconds()
+		ar.CheckedAt = ar.CheckedAt.UTC().Round(0)
+		r.Adapters[i] = ar
+	}
+	r.CheckedAt, r.AgeMS = oldest.UTC().Round(0), now.Sub(oldest).Milliseconds()
+
 	var problems []string
-	for _, a := range reports {
+	for _, a := range r.Adapters {
 		if !a.Reachable {
 			r.UnreachableAdapters = append(r.UnreachableAdapters, a.AdapterID)
 		}
@@ -140,11 +297,19 @@ func (c *Checker) Check(ctx context.Context) Report {
 		problems = append(problems, fmt.Sprintf("%d of %d adapters did not answer: %s. Their tools are registered but calls to them will fail.",
 			n, len(list), strings.Join(r.UnreachableAdapters, ", ")))
 	}
-	for i, name := range names {
-		comp := components[i]
-		r.Components[name] = comp
-		if !comp.Reachable && comp.Mode != "none" {
-			problems = append(problems, fmt.Sprintf("%s (%s) is not reachable: %s.", name, comp.Mode, comp.Error))
+	names := make([]string, 0, len(c.Components))
+	for name := range c.Components {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		m, ok := c.components[name]
+		if !ok {
+			m.Component = Component{Mode: "unknown", Error: "not measured yet: the first probe has not answered"}
+		}
+		r.Components[name] = m.Component
+		if componentDown(m.Component) {
+			problems = append(problems, fmt.Sprintf("%s (%s) is not reachable: %s.", name, m.Mode, m.Error))
 		}
 	}
 	if len(problems) > 0 {
@@ -152,56 +317,4 @@ func (c *Checker) Check(ctx context.Context) Report {
 		r.Detail = strings.Join(problems, " ")
 	}
 	return r
-}
-
-// probe measures one adapter where it runs: in this process, or through
-// the workers that serve its queue elsewhere.
-func (c *Checker) probe(ctx context.Context, a adapters.Adapter) (bool, string) {
-	if c.Elsewhere != nil {
-		pctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
-		defer cancel()
-		if reachable, detail, ok := c.Elsewhere(pctx, a.ID()); ok {
-			if reachable {
-				return true, ""
-			}
-			return false, detail
-		}
-	}
-	return probeAdapter(ctx, a)
-}
-
-// probeAdapter keeps the two failure shapes apart: an adapter that answered
-// with an error (it is down; start it) and one that did not answer at all
-// (wedged, or the way to it is).
-func probeAdapter(ctx context.Context, a adapters.Adapter) (bool, string) {
-	pctx, cancel := context.WithTimeout(ctx, ProbeTimeout)
-	defer cancel()
-	type answer struct {
-		status adapters.HealthStatus
-		err    error
-	}
-	done := make(chan answer, 1)
-	go func() {
-		s, err := a.Health(pctx)
-		done <- answer{s, err}
-	}()
-	select {
-	case ans := <-done:
-		if ans.err != nil {
-			if errors.Is(ans.err, context.DeadlineExceeded) {
-				return false, fmt.Sprintf("no answer within %s", ProbeTimeout)
-			}
-			var perr *protocol.Error
-			if errors.As(ans.err, &perr) {
-				return false, fmt.Sprintf("adapter is down: %s (%d)", perr.Details, perr.Code)
-			}
-			return false, "adapter is down: " + ans.err.Error()
-		}
-		if ans.status.Status != "" && ans.status.Status != "healthy" {
-			return false, fmt.Sprintf("adapter reports itself %s", ans.status.Status)
-		}
-		return true, ""
-	case <-pctx.Done():
-		return false, fmt.Sprintf("no answer within %s", ProbeTimeout)
-	}
 }

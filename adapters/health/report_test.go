@@ -38,10 +38,12 @@ func checker(t *testing.T, as ...adapters.Adapter) *health.Checker {
 			t.Fatal(err)
 		}
 	}
-	return &health.Checker{Service: "metaforge-mcp", Version: "test", Started: time.Now(), Registry: reg,
+	c := &health.Checker{Service: "metaforge-mcp", Version: "test", Started: time.Now(), Registry: reg,
 		Components: map[string]health.Probe{"temporal": func(context.Context) health.Component {
 			return health.Component{Mode: "embedded", Reachable: true}
-		}}}
+		}}, RetryAfter: time.Minute}
+	t.Cleanup(c.Close)
+	return c
 }
 
 func TestHealthyWhenEveryAdapterAnswers(t *testing.T) {

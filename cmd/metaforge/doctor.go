@@ -151,10 +151,22 @@ func diagnose(ctx context.Context, out io.Writer, candidates []string, opts prob
 	return doctorHealthy
 }
 
+// callHealth asks health.check to probe now (refresh) rather than answer
+// its last measurement: a doctor is run when something seems wrong, or
+// was just fixed. A server older than refresh refuses the argument, naming
+// it, and is asked plainly.
 func callHealth(ctx context.Context, cs *mcp.ClientSession) (doctorReport, error) {
+	r, err := askHealth(ctx, cs, map[string]any{"refresh": true})
+	if err != nil && strings.Contains(err.Error(), "refresh") {
+		return askHealth(ctx, cs, map[string]any{})
+	}
+	return r, err
+}
+
+func askHealth(ctx context.Context, cs *mcp.ClientSession, args map[string]any) (doctorReport, error) {
 	ctx, cancel := context.WithTimeout(ctx, doctorCallTimeout)
 	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "health.check", Arguments: map[string]any{}})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "health.check", Arguments: args})
 	if err != nil {
 		return doctorReport{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -76,6 +77,7 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 		return nil, err
 	}
 	rt.health.OnProbe = ops.metrics.ObserveProbe
+	rt.health.Interval = rtOpts.healthInterval
 	if err := ops.solvers.check(rt.registry); err != nil {
 		rt.stop()
 		return nil, err
@@ -112,6 +114,9 @@ func (rt *runtime) servedElsewhere(ctx context.Context, adapterID string) (reach
 // stop stops the workers, then Temporal. Workflows in flight stay in
 // Temporal's database.
 func (rt *runtime) stop() {
+	if rt.health != nil {
+		rt.health.Close() // its probes ask the workers and Temporal
+	}
 	if rt.workers != nil {
 		rt.workers.Stop()
 	}
@@ -189,6 +194,8 @@ type runtimeOptions struct {
 	roots   fileRoots
 	// profile is --profile, the tool profile served by default.
 	profile string
+	// healthInterval is --health-interval (zero: health's default).
+	healthInterval time.Duration
 	// twin is a twin opened by the caller (a test's, which it can
 	// observe); nil opens the one the environment names (openTwin).
 	twin *twinadapter.Backend

@@ -27,6 +27,7 @@ type temporalFlags struct {
 	solvers            solverFlags
 	roots              fileRoots
 	profile            string
+	healthInterval     time.Duration
 }
 
 func (f *temporalFlags) register(fs *flag.FlagSet) {
@@ -41,6 +42,7 @@ func (f *temporalFlags) register(fs *flag.FlagSet) {
 	f.roots.register(fs)
 	fs.StringVar(&f.profile, "profile", os.Getenv("METAFORGE_PROFILE"),
 		"the tool profile served by default (core, mechanical, simulation, electronics, mechanical_product); a connection's ?profile= wins; empty: every tool")
+	registerHealthInterval(fs, &f.healthInterval)
 }
 
 // parse reads the flags and makes the logger and the Temporal options.
@@ -50,6 +52,9 @@ func (f *temporalFlags) parse(fs *flag.FlagSet, args []string, useRunning bool) 
 	}
 	if err := mcpserver.ValidateProfile(f.profile); err != nil {
 		return worker.TemporalOptions{}, nil, fmt.Errorf("--profile: %w", err)
+	}
+	if err := checkHealthInterval(f.healthInterval); err != nil {
+		return worker.TemporalOptions{}, nil, err
 	}
 	logger, err := newLogger(f.logLevel)
 	if err != nil {
@@ -69,7 +74,7 @@ func registerTwinFlags(fs *flag.FlagSet, allow *bool) {
 }
 
 func (f *temporalFlags) runtime(runWorkers func(*worker.Temporal) bool) runtimeOptions {
-	return runtimeOptions{dataDir: f.dataDir, allowTwinMutations: f.allowTwinMutations, runWorkers: runWorkers, solvers: f.solvers, roots: f.roots, profile: f.profile}
+	return runtimeOptions{dataDir: f.dataDir, allowTwinMutations: f.allowTwinMutations, runWorkers: runWorkers, solvers: f.solvers, roots: f.roots, profile: f.profile, healthInterval: f.healthInterval}
 }
 
 func (f *temporalFlags) options(useRunning bool) worker.TemporalOptions {
@@ -166,6 +171,8 @@ func runServe(ctx context.Context, args []string) error {
 	}
 	defer rt.stop()
 	rt.limits = limits
+	// The first /healthz then finds the first probe under way, or done.
+	rt.health.Start()
 
 	if holds.DashboardURL == "" {
 		holds.DashboardURL = "http://" + listener.Addr().String()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"time"
 )
 
 // runWorker runs workers only, for the task queues in --queues, against
@@ -24,7 +25,12 @@ func runWorker(ctx context.Context, args []string) error {
 	sf.register(fs)
 	var roots fileRoots
 	roots.register(fs)
+	var healthInterval time.Duration
+	registerHealthInterval(fs, &healthInterval)
 	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if err := checkHealthInterval(healthInterval); err != nil {
 		return err
 	}
 	logger, err := newLogger(*logLevel)
@@ -40,7 +46,7 @@ func runWorker(ctx context.Context, args []string) error {
 	case opts.Address == "":
 		opts.Address = "127.0.0.1:7233"
 	}
-	rt, err := startRuntime(ctx, opts, runtimeOptions{dataDir: *dataDir, allowTwinMutations: allowTwinMutations, runWorkers: always, queues: *queues, solvers: sf, roots: roots}, logger)
+	rt, err := startRuntime(ctx, opts, runtimeOptions{dataDir: *dataDir, allowTwinMutations: allowTwinMutations, runWorkers: always, queues: *queues, solvers: sf, roots: roots, healthInterval: healthInterval}, logger)
 	if err != nil {
 		return err
 	}

@@ -82,6 +82,7 @@ func start(t testing.TB, deps worker.Deps, configure func(*mcpserver.Options), e
 		configure(&opts)
 	}
 	srv := mcpserver.New(opts)
+	t.Cleanup(checker.Close) // first, while Temporal and the workers its probes ask still run
 	return &Stack{Temporal: tmp, Registry: reg, Server: srv, Health: checker}
 }
 

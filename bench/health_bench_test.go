@@ -1,0 +1,263 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http/httptest"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/cadquery"
+	"github.com/metaforge/metaforge/adapters/calculix"
+	"github.com/metaforge/metaforge/adapters/call"
+	"github.com/metaforge/metaforge/adapters/gmsh"
+	"github.com/metaforge/metaforge/adapters/health"
+	"github.com/metaforge/metaforge/adapters/kicad"
+	"github.com/metaforge/metaforge/adapters/power"
+	"github.com/metaforge/metaforge/adapters/spice"
+	"github.com/metaforge/metaforge/internal/workspace"
+	"github.com/metaforge/metaforge/mcpserver"
+	"github.com/metaforge/metaforge/worker"
+)
+
+// BenchmarkHealthCheck measures health.check with 32 MCP clients calling it
+// at once, each its own session over Streamable HTTP, through the durable
+// path, with the solver adapters of cmd/metaforge's catalogue, whose probes
+// start Python (cadquery, kicad) or a solver. Run it with a fixed number of
+// calls (-benchtime 640x):
+//
+//   - inprocess-c32: Checker.Check from 32 goroutines, no MCP: what the
+//     tool itself costs.
+//   - durable-c32: health.check {} over MCP; x-power-p50 is its p50 over
+//     power.check_budget's in the same stack, the cheapest durable call.
+//   - durable-c32-refresh: health.check {"refresh": true}, a probe per call
+//     (shared by callers that ask together); skipped where the tool has no
+//     refresh, as on code from before it.
+//   - power-c32: power.check_budget over MCP, the reference.
+func BenchmarkHealthCheck(b *testing.B) {
+	e, err := startHealthEnv()
+	if err != nil {
+		b.Fatalf("start the durable stack with the solver adapters: %v", err)
+	}
+	b.Cleanup(e.close)
+	sessions := e.sessions(b, concurrency)
+	checkArgs := json.RawMessage(`{}`)
+	b.Run(fmt.Sprintf("inprocess-c%d", concurrency), func(b *testing.B) {
+		runConcurrent(b, concurrency, func(ctx context.Context, _ int) error {
+			if r := e.checker.Check(ctx); r.Service != "metaforge-mcp" {
+				return fmt.Errorf("not a health report: %+v", r)
+			}
+			return nil
+		})
+	})
+	var healthP50 time.Duration
+	b.Run(fmt.Sprintf("durable-c%d", concurrency), func(b *testing.B) {
+		healthP50 = runConcurrent(b, concurrency, func(ctx context.Context, w int) error {
+			return callHealth(ctx, sessions[w], checkArgs)
+		}).p50
+	})
+	b.Run(fmt.Sprintf("durable-c%d-refresh", concurrency), func(b *testing.B) {
+		if !takesRefresh(b, sessions[0]) {
+			b.Skip("health.check takes no refresh argument in this code")
+		}
+		runConcurrent(b, concurrency, func(ctx context.Context, w int) error {
+			return callHealth(ctx, sessions[w], json.RawMessage(`{"refresh":true}`))
+		})
+	})
+	b.Run(fmt.Sprintf("power-c%d", concurrency), func(b *testing.B) {
+		powerP50 := runConcurrent(b, concurrency, func(ctx context.Context, w int) error {
+			return callDurable(ctx, sessions[w])
+		}).p50
+		if healthP50 > 0 && powerP50 > 0 {
+			b.ReportMetric(float64(healthP50)/float64(powerP50), "x-health-over-power-p50")
+		}
+	})
+}
+
+// healthEnv is a durable stack of its own, with the solver adapters.
+type healthEnv struct {
+	env
+	checker *health.Checker
+	reg     *adapters.Registry
+	wsDir   string
+}
+
+func startHealthEnv() (*healthEnv, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	logger := quietLogger()
+	e := &healthEnv{}
+	t, err := worker.ConnectTemporal(ctx, worker.TemporalOptions{Embed: worker.DevServerOptions{}, Logger: logger})
+	if err != nil {
+		return nil, err
+	}
+	e.temporal = t
+	if e.wsDir, err = os.MkdirTemp("", "metaforge-bench-health-"); err != nil {
+		e.close()
+		return nil, err
+	}
+	ws := workspace.New(e.wsDir, gmshFixtures())
+	e.reg = adapters.NewRegistry()
+	e.checker = &health.Checker{
+		Service:    "metaforge-mcp",
+		Version:    "bench",
+		Started:    time.Now(),
+		Registry:   e.reg,
+		Components: map[string]health.Probe{"temporal": t.Probe},
+		Skip:       map[string]bool{"health": true},
+	}
+	for _, a := range []adapters.Adapter{
+		power.New(),
+		spice.NewIn(ws),
+		cadquery.New(ws, cadquery.Options{}),
+		gmsh.New(ws),
+		calculix.New(ws),
+		kicad.New(ws),
+		call.New(worker.CallLookup{Client: t.Client}),
+		&health.Adapter{Checker: e.checker},
+	} {
+		if err := e.reg.Register(a); err != nil {
+			e.close()
+			return nil, err
+		}
+	}
+	if e.workers, err = worker.StartWorkers(t.Client, e.reg, worker.AllQueues(e.reg), logger); err != nil {
+		e.close()
+		return nil, err
+	}
+	srv := mcpserver.New(mcpserver.Options{
+		Registry: e.reg,
+		Engine:   mcpserver.TemporalEngine{Client: t.Client, Eager: true},
+		Health:   e.checker,
+		Caller:   mcpserver.CallerUntrusted,
+		Version:  "bench",
+		Logger:   logger,
+	})
+	e.http = httptest.NewServer(srv.HTTPHandler())
+	e.endpoint = e.http.URL + "/mcp"
+	cs, err := e.connect(ctx)
+	if err != nil {
+		e.close()
+		return nil, err
+	}
+	defer cs.Close()
+	for i := range warmupCalls {
+		if err := callDurable(ctx, cs); err != nil {
+			e.close()
+			return nil, fmt.Errorf("warm-up call %d: %w", i, err)
+		}
+	}
+	// The first health.check waits for the first probe of everything.
+	if err := callHealth(ctx, cs, json.RawMessage(`{}`)); err != nil {
+		e.close()
+		return nil, fmt.Errorf("first health.check: %w", err)
+	}
+	return e, nil
+}
+
+func (e *healthEnv) close() {
+	// The checker's prober, where the code has one, stops first: its
+	// probes ask Temporal.
+	if c, ok := any(e.checker).(interface{ Close() }); ok {
+		c.Close()
+	}
+	if e.http != nil {
+		e.http.CloseClientConnections()
+		e.http.Close()
+	}
+	if e.workers != nil {
+		e.workers.Stop()
+	}
+	if e.temporal != nil {
+		e.temporal.Close()
+	}
+	if e.reg != nil {
+		for _, a := range e.reg.Adapters() {
+			if c, ok := a.(interface{ Close() error }); ok {
+				_ = c.Close()
+			}
+		}
+	}
+	if e.wsDir != "" {
+		_ = os.RemoveAll(e.wsDir)
+	}
+}
+
+// runConcurrent makes b.N calls from n workers at once and reports their
+// latency, calls/s and CPU per call.
+func runConcurrent(b *testing.B, n int, do func(ctx context.Context, worker int) error) latency {
+	ctx := context.Background()
+	lat := make([][]time.Duration, n)
+	var next atomic.Int64
+	var failed atomic.Pointer[error]
+	var wg sync.WaitGroup
+	b.ResetTimer()
+	cpu0 := processCPU()
+	start := time.Now()
+	for w := range n {
+		wg.Go(func() {
+			for next.Add(1) <= int64(b.N) {
+				t0 := time.Now()
+				if err := do(ctx, w); err != nil {
+					failed.CompareAndSwap(nil, &err)
+					return
+				}
+				lat[w] = append(lat[w], time.Since(t0))
+			}
+		})
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	cpu := processCPU() - cpu0
+	b.StopTimer()
+	if err := failed.Load(); err != nil {
+		b.Fatal(*err)
+	}
+	l := percentiles(slices.Concat(lat...))
+	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
+	reportLatency(b, l)
+	reportCPU(b, cpu)
+	return l
+}
+
+// callHealth calls health.check over MCP and checks it answered a report.
+func callHealth(ctx context.Context, cs *mcp.ClientSession, args json.RawMessage) error {
+	ctx, cancel := context.WithTimeout(ctx, callTimeout)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "health.check", Arguments: args})
+	if err != nil {
+		return err
+	}
+	if res.IsError || len(res.Content) == 0 {
+		return fmt.Errorf("health.check answered isError or nothing: %v", res.Content)
+	}
+	text, ok := res.Content[0].(*mcp.TextContent)
+	if !ok || !strings.Contains(text.Text, `"service":"metaforge-mcp"`) {
+		return fmt.Errorf("health.check did not answer a report: %v", res.Content[0])
+	}
+	return nil
+}
+
+// takesRefresh says whether health.check's input schema names refresh.
+func takesRefresh(b *testing.B, cs *mcp.ClientSession) bool {
+	b.Helper()
+	for tool, err := range cs.Tools(context.Background(), nil) {
+		if err != nil {
+			b.Fatal(err)
+		}
+		if tool.Name == "health.check" {
+			s, _ := json.Marshal(tool.InputSchema)
+			return strings.Contains(string(s), `"refresh"`)
+		}
+	}
+	return false
+}
