@@ -134,8 +134,7 @@ func benchFloor(b *testing.B) {
 // as durable-c32 has clients.
 func benchFloorConcurrent(b *testing.B) {
 	c := floorClient(b)
-	ctx := context.Background()
-	runConcurrent(b, concurrency, func(int) error { return callFloor(ctx, c) })
+	runConcurrent(b, concurrency, func(ctx context.Context, _ int) error { return callFloor(ctx, c) })
 }
 
 // floorBaseline is the floor p50 of this run, sampled here if the floor

@@ -6,10 +6,7 @@ import (
 	"fmt"
 	"net/http/httptest"
 	"os"
-	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -190,43 +187,6 @@ func (e *healthEnv) close() {
 	if e.wsDir != "" {
 		_ = os.RemoveAll(e.wsDir)
 	}
-}
-
-// runConcurrent makes b.N calls from n workers at once and reports their
-// latency, calls/s and CPU per call.
-func runConcurrent(b *testing.B, n int, do func(ctx context.Context, worker int) error) latency {
-	ctx := context.Background()
-	lat := make([][]time.Duration, n)
-	var next atomic.Int64
-	var failed atomic.Pointer[error]
-	var wg sync.WaitGroup
-	b.ResetTimer()
-	cpu0 := processCPU()
-	start := time.Now()
-	for w := range n {
-		wg.Go(func() {
-			for next.Add(1) <= int64(b.N) {
-				t0 := time.Now()
-				if err := do(ctx, w); err != nil {
-					failed.CompareAndSwap(nil, &err)
-					return
-				}
-				lat[w] = append(lat[w], time.Since(t0))
-			}
-		})
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	cpu := processCPU() - cpu0
-	b.StopTimer()
-	if err := failed.Load(); err != nil {
-		b.Fatal(*err)
-	}
-	l := percentiles(slices.Concat(lat...))
-	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
-	reportLatency(b, l)
-	reportCPU(b, cpu)
-	return l
 }
 
 // callHealth calls health.check over MCP and checks it answered a report.

@@ -359,13 +359,13 @@ func benchDurableSequential(b *testing.B) {
 func benchDurableConcurrent(b *testing.B) {
 	e := durableEnv(b)
 	sessions := e.sessions(b, concurrency)
-	ctx := context.Background()
-	runConcurrent(b, concurrency, func(w int) error { return callDurable(ctx, sessions[w]) })
+	runConcurrent(b, concurrency, func(ctx context.Context, w int) error { return callDurable(ctx, sessions[w]) })
 }
 
-// runConcurrent shares b.N calls among n goroutines (call gets the
-// goroutine's number) and reports throughput, latency and CPU per call.
-func runConcurrent(b *testing.B, n int, call func(w int) error) {
+// runConcurrent makes b.N calls from n workers at once and reports their
+// latency, calls/s and CPU per call.
+func runConcurrent(b *testing.B, n int, do func(ctx context.Context, worker int) error) latency {
+	ctx := context.Background()
 	lat := make([][]time.Duration, n)
 	var next atomic.Int64
 	var failed atomic.Pointer[error]
@@ -377,7 +377,7 @@ func runConcurrent(b *testing.B, n int, call func(w int) error) {
 		wg.Go(func() {
 			for next.Add(1) <= int64(b.N) {
 				t0 := time.Now()
-				if err := call(w); err != nil {
+				if err := do(ctx, w); err != nil {
 					failed.CompareAndSwap(nil, &err)
 					return
 				}
@@ -392,9 +392,11 @@ func runConcurrent(b *testing.B, n int, call func(w int) error) {
 	if err := failed.Load(); err != nil {
 		b.Fatal(*err)
 	}
+	l := percentiles(slices.Concat(lat...))
 	b.ReportMetric(float64(b.N)/elapsed.Seconds(), "calls/s")
-	reportLatency(b, percentiles(slices.Concat(lat...)))
+	reportLatency(b, l)
 	reportCPU(b, cpu)
+	return l
 }
 
 // baselineP50 is the in-process p50 of this run, sampled here if the
