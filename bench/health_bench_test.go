@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -34,6 +35,8 @@ import (
 //
 //   - inprocess-c32: Checker.Check from 32 goroutines, no MCP: what the
 //     tool itself costs.
+//   - healthz-c32: GET /healthz from 32 HTTP clients: the same report
+//     without a workflow, what a load balancer or a monitor asks.
 //   - durable-c32: health.check {} over MCP; x-power-p50 is its p50 over
 //     power.check_budget's in the same stack, the cheapest durable call.
 //   - durable-c32-refresh: health.check {"refresh": true}, a probe per call
@@ -54,6 +57,18 @@ func BenchmarkHealthCheck(b *testing.B) {
 				return fmt.Errorf("not a health report: %+v", r)
 			}
 			return nil
+		})
+	})
+	b.Run(fmt.Sprintf("healthz-c%d", concurrency), func(b *testing.B) {
+		clients := make([]*http.Client, concurrency)
+		for i := range clients {
+			clients[i] = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: callTimeout}
+			if err := getHealthz(context.Background(), clients[i], e.http.URL+"/healthz"); err != nil {
+				b.Fatal(err) // and each client's connection is open before the clock runs
+			}
+		}
+		runConcurrent(b, concurrency, func(ctx context.Context, w int) error {
+			return getHealthz(ctx, clients[w], e.http.URL+"/healthz")
 		})
 	})
 	var healthP50 time.Duration
@@ -187,6 +202,24 @@ func (e *healthEnv) close() {
 	if e.wsDir != "" {
 		_ = os.RemoveAll(e.wsDir)
 	}
+}
+
+// getHealthz asks /healthz and checks it answered a report.
+func getHealthz(ctx context.Context, c *http.Client, url string) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	var r health.Report
+	if err := json.NewDecoder(resp.Body).Decode(&r); err != nil || resp.StatusCode != http.StatusOK || r.Service != "metaforge-mcp" {
+		return fmt.Errorf("/healthz answered %d, not a health report (%v)", resp.StatusCode, err)
+	}
+	return nil
 }
 
 // callHealth calls health.check over MCP and checks it answered a report.
