@@ -147,8 +147,11 @@ func startEnv() (*env, error) {
 		Engine:   mcpserver.TemporalEngine{Client: t.Client, Eager: true},
 		Health:   checker,
 		Caller:   mcpserver.CallerUntrusted,
-		Version:  "bench",
-		Logger:   logger,
+		// The bench measures the durable path, not admission: an
+		// untrusted caller's default rate (5/s) would refuse most calls.
+		Limits:  mcpserver.Limits{Classes: map[string]mcpserver.ClassLimits{mcpserver.CallerUntrusted: {}}},
+		Version: "bench",
+		Logger:  logger,
 	})
 	e.http = httptest.NewServer(srv.HTTPHandler())
 	e.endpoint = e.http.URL + "/mcp"
