@@ -92,4 +92,5 @@ bench:
 	$(GO) test ./bench -run '^$$' -bench 'ToolCall|HeldCalls' -benchtime 500x -count 1 -timeout 20m
 	$(GO) test ./bench -run '^$$' -bench 'CantileverFEA' -benchtime 10x -count 1 -timeout 20m
 	$(GO) test ./bench -run '^$$' -bench 'GateDecisionToClaimable' -benchtime 100x -count 1 -timeout 20m
+	$(GO) test ./bench -run '^$$' -bench 'ColdStart' -benchtime 10x -count 1 -timeout 20m
 	$(GO) test ./internal/solver -run '^$$' -bench 'SandboxOverhead' -benchtime 200x -count 1

@@ -93,6 +93,9 @@ func TestMain(m *testing.M) {
 	if sharedEnv != nil {
 		sharedEnv.close()
 	}
+	for _, f := range atExit {
+		f()
+	}
 	os.Exit(code)
 }
 
