@@ -94,4 +94,5 @@ bench:
 	$(GO) test ./bench -run '^$$' -bench 'CantileverFEA' -benchtime 10x -count 1 -timeout 20m
 	$(GO) test ./bench -run '^$$' -bench 'GateDecisionToClaimable' -benchtime 100x -count 1 -timeout 20m
 	$(GO) test ./bench -run '^$$' -bench 'HealthCheck' -benchtime 640x -count 1 -timeout 20m
+	$(GO) test ./bench -run '^$$' -bench 'ColdStart' -benchtime 10x -count 1 -timeout 20m
 	$(GO) test ./internal/solver -run '^$$' -bench 'SandboxOverhead' -benchtime 200x -count 1

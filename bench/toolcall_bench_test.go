@@ -95,6 +95,9 @@ func TestMain(m *testing.M) {
 	if sharedEnv != nil {
 		sharedEnv.close()
 	}
+	for _, f := range atExit {
+		f()
+	}
 	os.Exit(code)
 }
 

@@ -88,14 +88,19 @@ var fastPolling = map[dynamicconfig.Key]any{
 	// the benchmark: 0.2-1% of calls waited the full 20 s default), so
 	// polls end early and are renewed: a lost wake-up then costs 250 ms.
 	dynamicconfig.HistoryLongPollExpirationInterval.Key(): 250 * time.Millisecond,
-	// Search attributes registered at start-up must be usable at once.
-	dynamicconfig.ForceSearchAttributesCacheRefreshOnRead.Key(): true,
-	dynamicconfig.FrontendPersistenceMaxQPS.Key():               10000,
+	// ForceSearchAttributesCacheRefreshOnRead stays off: it re-read the
+	// cluster metadata from SQLite under one mutex on every start, Describe
+	// and List. The attributes are in the namespace record before the
+	// server starts (prepareSQLite), so nothing needs a refresh.
+	dynamicconfig.FrontendPersistenceMaxQPS.Key(): 10000,
 	// One partition per task queue: with one worker process, more partitions
 	// only add forwarding hops.
 	dynamicconfig.MatchingNumTaskqueueReadPartitions.Key():  1,
 	dynamicconfig.MatchingNumTaskqueueWritePartitions.Key(): 1,
 }
+
+// clusterName is the embedded server's only cluster.
+const clusterName = "active"
 
 // sqlitePragmas trade a little durability on power loss (not on a crash of
 // the process) for write throughput.
@@ -233,19 +238,29 @@ func prepareSQLite(dataDir, namespace string) (*config.SQL, error) {
 	}
 	// An in-memory database gets its schema from the SQLite plugin; a file
 	// needs it once, when new.
+	existing := false
 	if dataDir != "" {
 		if _, err := os.Stat(conf.DatabaseName); errors.Is(err, os.ErrNotExist) {
 			if err := sqliteschema.SetupSchema(conf); err != nil {
 				return nil, fmt.Errorf("set up temporal schema in %s: %w", conf.DatabaseName, err)
 			}
+		} else {
+			existing = true
 		}
 	}
-	ns, err := sqliteschema.NewNamespaceConfig("active", namespace, false, SearchAttributes)
+	ns, err := sqliteschema.NewNamespaceConfig(clusterName, namespace, false, SearchAttributes)
 	if err != nil {
 		return nil, fmt.Errorf("namespace %s: %w", namespace, err)
 	}
+	// A namespace that already exists is left as it is by CreateNamespaces,
+	// so the attributes a newer MetaForge added are written to it here.
 	if err := sqliteschema.CreateNamespaces(conf, ns); err != nil {
 		return nil, fmt.Errorf("create namespace %s: %w", namespace, err)
+	}
+	if existing {
+		if err := addMissingSearchAttributesToStore(context.Background(), conf, namespace, clusterName); err != nil {
+			return nil, err
+		}
 	}
 	return conf, nil
 }
@@ -261,10 +276,10 @@ func serverConfig(opts DevServerOptions, ports []int, clusterID string, sqlConf 
 	frontend := fmt.Sprintf("%s:%d", opts.IP, opts.FrontendPort)
 	conf.ClusterMetadata = &cluster.Config{
 		FailoverVersionIncrement: 10,
-		MasterClusterName:        "active",
-		CurrentClusterName:       "active",
+		MasterClusterName:        clusterName,
+		CurrentClusterName:       clusterName,
 		ClusterInformation: map[string]cluster.ClusterInformation{
-			"active": {
+			clusterName: {
 				Enabled:                true,
 				InitialFailoverVersion: 1,
 				RPCAddress:             frontend,
