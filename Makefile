@@ -86,9 +86,10 @@ staticcheck:
 	$(GO) run $(STATICCHECK) ./...
 
 # Latency and throughput of a tools/call through the durable path, beside the
-# same tool in-process; then a real FEA solve through MCP beside ccx alone;
-# health.check from 32 clients with the solver adapters.
-# Figures go to BENCHMARKS.md.
+# same tool in-process and the floor (a bare workflow with one local activity:
+# x-floor-p50); 1000 held calls; a real FEA solve through MCP beside ccx
+# alone; a gate decision; health.check from 32 clients with the solver
+# adapters; serve's cold start; the sandbox. Figures go to BENCHMARKS.md.
 bench:
 	$(GO) test ./bench -run '^$$' -bench 'ToolCall|HeldCalls' -benchtime 500x -count 1 -timeout 20m
 	$(GO) test ./bench -run '^$$' -bench 'CantileverFEA' -benchtime 10x -count 1 -timeout 20m
