@@ -10,93 +10,81 @@ import (
 	"github.com/metaforge/metaforge/workflows"
 )
 
-// Tracker is told of the holds this process starts and sees end, so a
-// listing need not read every held workflow from visibility each time.
+// Tracker is told of the holds this process sees end, so its listing drops
+// them before visibility catches up.
 type Tracker interface {
-	// Started records a hold whose workflow has started.
-	Started(h HeldCall)
 	// Ended records a hold known to be over: decided here or elsewhere,
 	// timed out, or its call gone.
 	Ended(approvalID string)
 }
 
-// DefaultRefresh is how old the visibility read behind a listing may be
-// (Index.Refresh).
+// DefaultRefresh is how old the full visibility read behind a listing may
+// be (Index.Refresh).
 const DefaultRefresh = 5 * time.Second
 
-// Lag allowances. A hold this process started is listed before
-// visibility shows it, until a read that began startedLag after its start
-// leaves it out (it ended: decided elsewhere, or timed out). A hold this
-// process saw end stays hidden for endedLag, however late visibility
-// catches up with the end.
+// Lag allowances. A read of the recent holds looks back recentLag before
+// the previous read began, so a hold visibility showed late (or a clock a
+// little off the server's) is still found. A hold this process saw end
+// stays hidden for endedLag, however late visibility catches up with it.
 const (
-	startedLag = 5 * time.Second
-	endedLag   = 30 * time.Second
+	recentLag = 5 * time.Second
+	endedLag  = 30 * time.Second
 )
 
-// Index is the approvals queue as a server lists it: one visibility read
-// of the pending holds (the memo carries each one's Ask), kept in step by
-// the holds this process starts and the decisions it applies, and read
-// again when it is older than Refresh. A listing is then a copy of a
-// small map, not a visibility query per request.
+// Index is the approvals queue as a server lists it, without reading every
+// held workflow from visibility on each request. It keeps the pending
+// holds of its last full visibility read (the memo carries each one's
+// Ask), and on each listing asks visibility only for the holds started
+// since its previous read, a query that returns a few rows however many
+// calls are held. The full read is made again when older than Refresh.
 //
-// How current it is: a hold this process starts or decides is listed or
-// dropped at once; a hold whose window ended is dropped at once (its
-// ExpiresAt); a decision made by another process, or a hold started by
-// one, shows within Refresh, plus startedLag for a hold this process
-// started (its waiting call also notices the end within its next check,
-// at most 10 s). Nothing is lost across a restart of the process: the
-// holds live in Temporal, and a new Index reads them on its first use.
+// How current it is: a new hold, from any process, is listed as soon as
+// visibility shows it (as before); a hold this process decides is dropped
+// at once, and a hold whose window ended at its ExpiresAt; a hold decided
+// by another process is dropped within Refresh. Nothing is lost across a
+// restart: the holds live in Temporal, and a new Index reads them all on
+// its first use.
 type Index struct {
 	Queue Queue
-	// Refresh bounds the age of the visibility read (DefaultRefresh).
+	// Refresh bounds the age of the full visibility read (DefaultRefresh).
 	Refresh time.Duration
 
-	mu      sync.Mutex
-	visible map[string]HeldCall
-	readAt  time.Time // when the read behind visible began; zero: never read
-	started map[string]startedHold
-	ended   map[string]time.Time
-	// reading is closed when the read in flight ends; nil when none.
-	reading chan struct{}
-	readErr error
+	mu       sync.Mutex
+	visible  map[string]HeldCall
+	fullAt   time.Time // when the last full read began; zero: never
+	recentAt time.Time // when the last read of either kind began
+	ended    map[string]time.Time
+	// reading is closed when the read in flight, begun at readBegan,
+	// ends with readErr; nil when none is in flight.
+	reading   chan struct{}
+	readBegan time.Time
+	readErr   error
 }
 
-type startedHold struct {
-	h  HeldCall
-	at time.Time
-}
-
-// List returns the pending holds in the queue under f, oldest first,
-// reading visibility again first when the last read is older than Refresh.
+// List returns the pending holds in the queue under f, oldest first.
 func (x *Index) List(ctx context.Context, f Filter) ([]HeldCall, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
-	if err := x.fresh(ctx); err != nil {
+	if err := x.read(ctx); err != nil {
 		return nil, err
 	}
 	now := time.Now()
 	x.mu.Lock()
-	out := make([]HeldCall, 0, len(x.visible)+len(x.started))
-	keep := func(h HeldCall) {
-		if _, over := x.ended[h.ApprovalID]; over || !now.Before(h.ExpiresAt) || !f.matches(h) {
-			return
-		}
-		out = append(out, h)
-	}
-	for _, h := range x.visible {
-		keep(h)
-	}
-	for id, s := range x.started {
-		if _, seen := x.visible[id]; !seen {
-			keep(s.h)
+	out := make([]HeldCall, 0, len(x.visible))
+	for id, h := range x.visible {
+		if _, over := x.ended[id]; !over && now.Before(h.ExpiresAt) && f.matches(h) {
+			out = append(out, h)
 		}
 	}
 	x.mu.Unlock()
 	sortHeld(out)
 	return out, nil
 }
+
+// Load reads every pending hold from visibility now, as a restarted
+// server does before its first listing.
+func (x *Index) Load(ctx context.Context) error { return x.read(ctx) }
 
 // Decide applies a decision through the queue; a hold it finds over
 // leaves the index at once.
@@ -108,20 +96,6 @@ func (x *Index) Decide(ctx context.Context, approvalID string, d workflows.Decis
 	return state, err
 }
 
-// Started lists a hold this process started. A hold put to its client
-// inline is not in the queue, so it is not listed.
-func (x *Index) Started(h HeldCall) {
-	if h.Route == workflows.RouteElicitation {
-		return
-	}
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	if x.started == nil {
-		x.started = map[string]startedHold{}
-	}
-	x.started[h.ApprovalID] = startedHold{h: h, at: time.Now()}
-}
-
 // Ended drops a hold this process knows is over.
 func (x *Index) Ended(approvalID string) {
 	x.mu.Lock()
@@ -130,27 +104,19 @@ func (x *Index) Ended(approvalID string) {
 		x.ended = map[string]time.Time{}
 	}
 	x.ended[approvalID] = time.Now()
-	delete(x.started, approvalID)
+	delete(x.visible, approvalID)
 }
 
-// Load reads the pending holds from visibility, unless a read younger than
-// Refresh has been made.
-func (x *Index) Load(ctx context.Context) error { return x.fresh(ctx) }
-
-// fresh reads visibility again when the last read is older than Refresh.
-// Concurrent listings share one read; the read is not cut short by the
-// context of the listing that started it.
-func (x *Index) fresh(ctx context.Context) error {
-	refresh := x.Refresh
-	if refresh <= 0 {
-		refresh = DefaultRefresh
-	}
+// read brings the index up to the moment it is called: a read begun after
+// that moment, shared with concurrent listings, of the holds started
+// since the previous read, or of all of them when the last full read is
+// older than Refresh. A read is not cut short by the context of the
+// listing that began it.
+func (x *Index) read(ctx context.Context) error {
+	asked := time.Now()
 	x.mu.Lock()
-	if !x.readAt.IsZero() && time.Since(x.readAt) < refresh {
-		x.mu.Unlock()
-		return nil
-	}
-	if wait := x.reading; wait != nil {
+	for x.reading != nil {
+		wait, began := x.reading, x.readBegan
 		x.mu.Unlock()
 		select {
 		case <-wait:
@@ -158,16 +124,27 @@ func (x *Index) fresh(ctx context.Context) error {
 			return ctx.Err()
 		}
 		x.mu.Lock()
-		defer x.mu.Unlock()
-		return x.readErr
+		if !began.Before(asked) {
+			err := x.readErr
+			x.mu.Unlock()
+			return err
+		}
 	}
-	done := make(chan struct{})
-	x.reading = done
+	refresh := x.Refresh
+	if refresh <= 0 {
+		refresh = DefaultRefresh
+	}
+	full := x.fullAt.IsZero() || time.Since(x.fullAt) >= refresh
+	var since time.Time
+	if !full {
+		since = x.recentAt.Add(-recentLag)
+	}
+	done, began := make(chan struct{}), time.Now()
+	x.reading, x.readBegan = done, began
 	x.mu.Unlock()
 
-	began := time.Now()
 	readCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	held, err := x.Queue.List(readCtx, Filter{})
+	held, err := x.Queue.list(readCtx, Filter{}, since)
 	cancel()
 
 	x.mu.Lock()
@@ -177,21 +154,18 @@ func (x *Index) fresh(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	x.visible = make(map[string]HeldCall, len(held))
+	if full {
+		x.visible, x.fullAt = make(map[string]HeldCall, len(held)), began
+		for id, at := range x.ended {
+			if at.Before(began.Add(-endedLag)) {
+				delete(x.ended, id)
+			}
+		}
+	}
 	for _, h := range held {
 		x.visible[h.ApprovalID] = h
 	}
-	x.readAt = began
-	for id, s := range x.started {
-		if s.at.Before(began.Add(-startedLag)) {
-			delete(x.started, id)
-		}
-	}
-	for id, at := range x.ended {
-		if at.Before(began.Add(-endedLag)) {
-			delete(x.ended, id)
-		}
-	}
+	x.recentAt = began
 	return nil
 }
 

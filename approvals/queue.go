@@ -96,8 +96,16 @@ func (q Queue) List(ctx context.Context, f Filter) ([]HeldCall, error) {
 	if err := f.check(); err != nil {
 		return nil, err
 	}
+	return q.list(ctx, f, time.Time{})
+}
+
+// list is List of the holds started at or after since (all when zero).
+func (q Queue) list(ctx context.Context, f Filter, since time.Time) ([]HeldCall, error) {
 	query := fmt.Sprintf("WorkflowType = 'ToolCall' AND ExecutionStatus = 'Running' AND %s = '%s'",
 		workflows.AttrHold.GetName(), workflows.HoldPending)
+	if !since.IsZero() {
+		query += fmt.Sprintf(" AND StartTime >= '%s'", since.UTC().Format(time.RFC3339Nano))
+	}
 	if f.ProjectID != "" {
 		query += fmt.Sprintf(" AND %s = '%s'", workflows.AttrProject.GetName(), f.ProjectID)
 	}
@@ -134,12 +142,12 @@ func heldCallFrom(e *workflowpb.WorkflowExecutionInfo) HeldCall {
 	if p, ok := e.GetMemo().GetFields()[MemoKey]; ok {
 		_ = converter.GetDefaultDataConverter().FromPayload(p, &ask)
 	}
-	return NewHeldCall(strings.TrimPrefix(e.GetExecution().GetWorkflowId(), "call-"), ask, e.GetStartTime().AsTime())
+	return newHeldCall(strings.TrimPrefix(e.GetExecution().GetWorkflowId(), "call-"), ask, e.GetStartTime().AsTime())
 }
 
-// NewHeldCall is call callID held since the given time, as a reviewer is
+// newHeldCall is call callID held since the given time, as a reviewer is
 // shown it.
-func NewHeldCall(callID string, ask Ask, since time.Time) HeldCall {
+func newHeldCall(callID string, ask Ask, since time.Time) HeldCall {
 	return HeldCall{ApprovalID: callID, CallID: callID, WorkflowID: workflows.CallWorkflowID(callID), Ask: ask,
 		HeldSince: since, ExpiresAt: since.Add(time.Duration(ask.WindowSeconds) * time.Second)}
 }

@@ -152,9 +152,6 @@ func (s *Server) runHeld(ctx context.Context, req *mcp.CallToolRequest, in workf
 	if err != nil {
 		return workflows.ToolCallResult{}, s.startError(in, err)
 	}
-	if s.held != nil {
-		s.held.Started(approvals.NewHeldCall(in.CallID, ask, time.Now()))
-	}
 	s.opts.Logger.Info("mcp_tool_call_held_for_approval", "tool", in.ToolID, "callId", in.CallID, "approval_id", in.CallID,
 		"caller", in.Caller, "route", r.route, "window_seconds", windowSeconds)
 

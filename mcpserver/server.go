@@ -90,8 +90,8 @@ type Server struct {
 	asks    openAsks
 	posts   postContexts
 	decided decisionWaiters
-	// held is told of the holds this server starts and sees end, when
-	// its queue keeps an index of them (approvals.Index); else nil.
+	// held is told of the holds this server sees end, when its queue
+	// keeps an index of them (approvals.Index); else nil.
 	held approvals.Tracker
 	// limits, sched and rates are the call limits and their state.
 	limits Limits
