@@ -31,19 +31,26 @@ const (
 	endedLag  = 30 * time.Second
 )
 
+// quietAfter is how old a full read may be before a listing waits for the
+// next one; between Refresh and quietAfter it is made in the background,
+// so a page that lists every few seconds never waits for it.
+const quietAfter = 30 * time.Second
+
 // Index is the approvals queue as a server lists it, without reading every
 // held workflow from visibility on each request. It keeps the pending
 // holds of its last full visibility read (the memo carries each one's
 // Ask), and on each listing asks visibility only for the holds started
 // since its previous read, a query that returns a few rows however many
-// calls are held. The full read is made again when older than Refresh.
+// calls are held. The full read is made again in the background when
+// older than Refresh, and waited for when older than quietAfter.
 //
 // How current it is: a new hold, from any process, is listed as soon as
 // visibility shows it (as before); a hold this process decides is dropped
 // at once, and a hold whose window ended at its ExpiresAt; a hold decided
-// by another process is dropped within Refresh. Nothing is lost across a
-// restart: the holds live in Temporal, and a new Index reads them all on
-// its first use.
+// by another process is dropped within Refresh plus one full read while
+// listings come every few seconds, and at most quietAfter after the
+// decision otherwise. Nothing is lost across a restart: the holds live in
+// Temporal, and a new Index reads them all on its first use.
 type Index struct {
 	Queue Queue
 	// Refresh bounds the age of the full visibility read (DefaultRefresh).
@@ -59,6 +66,8 @@ type Index struct {
 	reading   chan struct{}
 	readBegan time.Time
 	readErr   error
+	// fullReading is a full read running in the background.
+	fullReading bool
 }
 
 // List returns the pending holds in the queue under f, oldest first.
@@ -110,8 +119,9 @@ func (x *Index) Ended(approvalID string) {
 // read brings the index up to the moment it is called: a read begun after
 // that moment, shared with concurrent listings, of the holds started
 // since the previous read, or of all of them when the last full read is
-// older than Refresh. A read is not cut short by the context of the
-// listing that began it.
+// older than quietAfter (or there was none). A full read older than
+// Refresh is repeated in the background. A read is not cut short by the
+// context of the listing that began it.
 func (x *Index) read(ctx context.Context) error {
 	asked := time.Now()
 	x.mu.Lock()
@@ -134,7 +144,12 @@ func (x *Index) read(ctx context.Context) error {
 	if refresh <= 0 {
 		refresh = DefaultRefresh
 	}
-	full := x.fullAt.IsZero() || time.Since(x.fullAt) >= refresh
+	age := time.Since(x.fullAt)
+	full := x.fullAt.IsZero() || age >= max(quietAfter, refresh)
+	if !full && age >= refresh && !x.fullReading {
+		x.fullReading = true
+		go x.readAll()
+	}
 	var since time.Time
 	if !full {
 		since = x.recentAt.Add(-recentLag)
@@ -155,18 +170,55 @@ func (x *Index) read(ctx context.Context) error {
 		return err
 	}
 	if full {
-		x.visible, x.fullAt = make(map[string]HeldCall, len(held)), began
-		for id, at := range x.ended {
-			if at.Before(began.Add(-endedLag)) {
-				delete(x.ended, id)
-			}
+		x.replace(held, began)
+	} else {
+		for _, h := range held {
+			x.visible[h.ApprovalID] = h
 		}
-	}
-	for _, h := range held {
-		x.visible[h.ApprovalID] = h
 	}
 	x.recentAt = began
 	return nil
+}
+
+// readAll is the full read made in the background while listings answer
+// from the index. When it fails, a later listing tries again, and once
+// the last full read is older than quietAfter, one waits for it.
+func (x *Index) readAll() {
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	held, err := x.Queue.list(ctx, Filter{}, time.Time{})
+	cancel()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.fullReading = false
+	if err == nil {
+		x.replace(held, began)
+	}
+}
+
+// replace makes a full read, begun at began, the index. A hold started
+// after that moment (less the lag) may be missing from it; the reads of
+// recent holds found it, so it stays. A read older than the one applied
+// last changes nothing.
+func (x *Index) replace(held []HeldCall, began time.Time) {
+	if began.Before(x.fullAt) {
+		return
+	}
+	visible := make(map[string]HeldCall, len(held))
+	for id, h := range x.visible {
+		if !h.HeldSince.Before(began.Add(-recentLag)) {
+			visible[id] = h
+		}
+	}
+	for _, h := range held {
+		visible[h.ApprovalID] = h
+	}
+	x.visible, x.fullAt = visible, began
+	for id, at := range x.ended {
+		if at.Before(began.Add(-endedLag)) {
+			delete(x.ended, id)
+		}
+	}
 }
 
 // sortHeld orders holds oldest first, ties by id, so a page cursor
