@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 
 	"github.com/metaforge/metaforge/internal/httpjson"
@@ -46,8 +47,21 @@ func (h Handler) page(w http.ResponseWriter, _ *http.Request) {
 	_, _ = w.Write(pageHTML)
 }
 
+// list answers every pending hold, or one page of them when the client
+// asks for pages (page_size, then each next_page_token in turn).
 func (h Handler) list(w http.ResponseWriter, r *http.Request) {
-	f := Filter{ProjectID: r.URL.Query().Get("project"), ToolID: r.URL.Query().Get("tool")}
+	query := r.URL.Query()
+	f := Filter{ProjectID: query.Get("project"), ToolID: query.Get("tool")}
+	paged := query.Has("page_size") || query.Has("page_token")
+	size := MaxPageSize
+	if v := query.Get("page_size"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			httpjson.Error(w, http.StatusBadRequest, fmt.Sprintf("page_size %q: ask for 1 to %d holds", v, MaxPageSize))
+			return
+		}
+		size = n
+	}
 	held, err := h.Queue.List(r.Context(), f)
 	switch {
 	case errors.Is(err, ErrBadFilter):
@@ -60,7 +74,17 @@ func (h Handler) list(w http.ResponseWriter, r *http.Request) {
 	if held == nil {
 		held = []HeldCall{}
 	}
-	out := map[string]any{"approvals": held, "count": len(held)}
+	out := map[string]any{}
+	if paged {
+		total := len(held)
+		var next string
+		if held, next, err = Page(held, size, query.Get("page_token")); err != nil {
+			httpjson.Error(w, http.StatusBadRequest, err.Error())
+			return
+		}
+		out["next_page_token"], out["total"] = next, total
+	}
+	out["approvals"], out["count"] = held, len(held)
 	if !h.Authority.MayDecide(r) {
 		// The arguments are what a reviewer weighs; anyone else learns
 		// only that calls wait, and how to become a reviewer.

@@ -11,7 +11,6 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
-	"sort"
 	"strings"
 	"time"
 
@@ -75,22 +74,43 @@ var idPattern = regexp.MustCompile(`^[A-Za-z0-9_.:\-]{1,128}$`)
 // ErrBadFilter is a filter value that is not an id.
 var ErrBadFilter = errors.New("not a valid id")
 
+// check refuses a filter value that is not an id, so none is ever spliced
+// into a visibility query as anything but a literal.
+func (f Filter) check() error {
+	for _, c := range []struct{ value, what string }{{f.ProjectID, "project"}, {f.ToolID, "tool"}} {
+		if c.value != "" && !idPattern.MatchString(c.value) {
+			return fmt.Errorf("%s %q: %w (letters, digits, '_', '.', ':', '-')", c.what, c.value, ErrBadFilter)
+		}
+	}
+	return nil
+}
+
+// matches says whether a hold passes the filter.
+func (f Filter) matches(h HeldCall) bool {
+	return (f.ProjectID == "" || h.ProjectID == f.ProjectID) && (f.ToolID == "" || h.ToolID == f.ToolID)
+}
+
 // List returns the pending holds waiting in the queue (not those put to a
 // client inline), oldest first.
 func (q Queue) List(ctx context.Context, f Filter) ([]HeldCall, error) {
+	if err := f.check(); err != nil {
+		return nil, err
+	}
+	return q.list(ctx, f, time.Time{})
+}
+
+// list is List of the holds started at or after since (all when zero).
+func (q Queue) list(ctx context.Context, f Filter, since time.Time) ([]HeldCall, error) {
 	query := fmt.Sprintf("WorkflowType = 'ToolCall' AND ExecutionStatus = 'Running' AND %s = '%s'",
 		workflows.AttrHold.GetName(), workflows.HoldPending)
-	for _, c := range []struct{ attr, value, what string }{
-		{workflows.AttrProject.GetName(), f.ProjectID, "project"},
-		{workflows.AttrTool.GetName(), f.ToolID, "tool"},
-	} {
-		if c.value == "" {
-			continue
-		}
-		if !idPattern.MatchString(c.value) {
-			return nil, fmt.Errorf("%s %q: %w (letters, digits, '_', '.', ':', '-')", c.what, c.value, ErrBadFilter)
-		}
-		query += fmt.Sprintf(" AND %s = '%s'", c.attr, c.value)
+	if !since.IsZero() {
+		query += fmt.Sprintf(" AND StartTime >= '%s'", since.UTC().Format(time.RFC3339Nano))
+	}
+	if f.ProjectID != "" {
+		query += fmt.Sprintf(" AND %s = '%s'", workflows.AttrProject.GetName(), f.ProjectID)
+	}
+	if f.ToolID != "" {
+		query += fmt.Sprintf(" AND %s = '%s'", workflows.AttrTool.GetName(), f.ToolID)
 	}
 	var out []HeldCall
 	var token []byte
@@ -113,20 +133,23 @@ func (q Queue) List(ctx context.Context, f Filter) ([]HeldCall, error) {
 			break
 		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].HeldSince.Before(out[j].HeldSince) })
+	sortHeld(out)
 	return out, nil
 }
 
 func heldCallFrom(e *workflowpb.WorkflowExecutionInfo) HeldCall {
-	id := e.GetExecution().GetWorkflowId()
-	h := HeldCall{WorkflowID: id, CallID: strings.TrimPrefix(id, "call-")}
-	h.ApprovalID = h.CallID
+	var ask Ask
 	if p, ok := e.GetMemo().GetFields()[MemoKey]; ok {
-		_ = converter.GetDefaultDataConverter().FromPayload(p, &h.Ask)
+		_ = converter.GetDefaultDataConverter().FromPayload(p, &ask)
 	}
-	h.HeldSince = e.GetStartTime().AsTime()
-	h.ExpiresAt = h.HeldSince.Add(time.Duration(h.WindowSeconds) * time.Second)
-	return h
+	return newHeldCall(strings.TrimPrefix(e.GetExecution().GetWorkflowId(), "call-"), ask, e.GetStartTime().AsTime())
+}
+
+// newHeldCall is call callID held since the given time, as a reviewer is
+// shown it.
+func newHeldCall(callID string, ask Ask, since time.Time) HeldCall {
+	return HeldCall{ApprovalID: callID, CallID: callID, WorkflowID: workflows.CallWorkflowID(callID), Ask: ask,
+		HeldSince: since, ExpiresAt: since.Add(time.Duration(ask.WindowSeconds) * time.Second)}
 }
 
 // Decision errors, so callers can answer with the right status.

@@ -86,6 +86,10 @@ func (s *Server) awaitHeld(ctx context.Context, in workflows.ToolCallInput, runI
 		}
 		wait = min(wait*2, maxAwaitRound)
 		if ended, err := s.opts.Engine.CallEnded(ctx, in.CallID, runID); err == nil && ended {
+			// Decided elsewhere, or its window ended: no longer listed.
+			if s.held != nil {
+				s.held.Ended(in.CallID)
+			}
 			decided()
 			return s.awaitCall(ctx, in, runID)
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/health"
+	"github.com/metaforge/metaforge/approvals"
 )
 
 // ServerName is what initialize reports as serverInfo.name.
@@ -89,6 +90,9 @@ type Server struct {
 	asks    openAsks
 	posts   postContexts
 	decided decisionWaiters
+	// held is told of the holds this server sees end, when its queue
+	// keeps an index of them (approvals.Index); else nil.
+	held approvals.Tracker
 	// limits, sched and rates are the call limits and their state.
 	limits Limits
 	sched  *scheduler
@@ -110,6 +114,7 @@ func New(opts Options) *Server {
 	s := &Server{opts: opts, holds: opts.Holds.withDefaults(), limits: opts.Limits.withDefaults()}
 	s.sched = newScheduler(s.limits.MaxRunning)
 	if s.holds.Decider != nil {
+		s.held, _ = s.holds.Decider.(approvals.Tracker)
 		s.holds.Decider = wakingDecider{Decider: s.holds.Decider, wake: s.decided.wake}
 	}
 	s.mcp = s.serverFor(opts.Profile)

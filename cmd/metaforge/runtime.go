@@ -36,6 +36,9 @@ type runtime struct {
 	profile  string
 	// limits are --max-running-calls and --limits-<class>.
 	limits mcpserver.Limits
+	// approvals is the queue of held calls every MCP server of this
+	// process lists and decides through, one index for all of them.
+	approvals *approvals.Index
 }
 
 // startRuntime connects to (or embeds) Temporal, builds the catalogue, and
@@ -62,7 +65,8 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 		ops.stop()
 		return nil, err
 	}
-	rt := &runtime{temporal: t, twin: tw, runs: &runs.Service{Client: t.Client, Namespace: t.Namespace}, ops: ops, profile: rtOpts.profile}
+	rt := &runtime{temporal: t, twin: tw, runs: &runs.Service{Client: t.Client, Namespace: t.Namespace}, ops: ops, profile: rtOpts.profile,
+		approvals: &approvals.Index{Queue: approvals.Queue{Client: t.Client, Namespace: t.Namespace}}}
 	tw.Loops, tw.Metrics, tw.Thermal = &runs.Loops{Client: t.Client}, runs.Metrics{}, runs.Metrics{}
 	if ops.ledger != nil {
 		tw.Activity = projectSessions{ledger: ops.ledger}
@@ -150,7 +154,7 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 		a.OperatorToken = op.token
 	}
 	authority := approvals.Authority{Identify: a.Person, HowTo: op.howTo}
-	holds.Decider = approvals.Queue{Client: rt.temporal.Client, Namespace: rt.temporal.Namespace}
+	holds.Decider = rt.approvals
 	return mcpserver.New(mcpserver.Options{
 		Transport:          transport,
 		Auth:               a,

@@ -178,6 +178,9 @@ func runServe(ctx context.Context, args []string) error {
 		holds.DashboardURL = "http://" + listener.Addr().String()
 	}
 	srv := rt.mcpServer(mcpserver.CallerUntrusted, "", holds, operatorAccess{token: token, howTo: howToDecide(pages)}, logger)
+	// The holds that outlived the last run are read now, so the first
+	// listing need not wait for them.
+	go func() { _ = rt.approvals.Load(ctx) }()
 	httpServer := &http.Server{Handler: srv.HTTPHandler(), ReadHeaderTimeout: 10 * time.Second}
 	served := make(chan error, 1)
 	go func() { served <- httpServer.Serve(listener) }()

@@ -76,7 +76,7 @@ func start(t testing.TB, deps worker.Deps, configure func(*mcpserver.Options), e
 		Caller:   mcpserver.CallerLocal,
 		Version:  "test",
 		Logger:   workertest.QuietLogger(),
-		Holds:    mcpserver.HoldPolicy{Decider: approvals.Queue{Client: tmp.Client}, QueueReachable: true},
+		Holds:    mcpserver.HoldPolicy{Decider: &approvals.Index{Queue: approvals.Queue{Client: tmp.Client}}, QueueReachable: true},
 	}
 	if configure != nil {
 		configure(&opts)
