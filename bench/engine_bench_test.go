@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/workflows"
@@ -45,21 +44,6 @@ func callEngine(ctx context.Context, e *env) error {
 
 func benchEngineSequential(b *testing.B) {
 	e := durableEnv(b)
-	ctx := context.Background()
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	cpu0 := processCPU()
-	for range b.N {
-		start := time.Now()
-		if err := callEngine(ctx, e); err != nil {
-			b.Fatal(err)
-		}
-		lat = append(lat, time.Since(start))
-	}
-	cpu := processCPU() - cpu0
-	b.StopTimer()
-	l := percentiles(lat)
-	reportLatency(b, l)
-	reportCPU(b, cpu)
+	l := runSequential(b, func(ctx context.Context) error { return callEngine(ctx, e) })
 	b.ReportMetric(float64(l.p50)/float64(floorBaseline(b)), "x-floor-p50")
 }

@@ -111,23 +111,7 @@ func callFloor(ctx context.Context, c client.Client) error {
 
 func benchFloor(b *testing.B) {
 	c := floorClient(b)
-	ctx := context.Background()
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	cpu0 := processCPU()
-	for range b.N {
-		start := time.Now()
-		if err := callFloor(ctx, c); err != nil {
-			b.Fatal(err)
-		}
-		lat = append(lat, time.Since(start))
-	}
-	cpu := processCPU() - cpu0
-	b.StopTimer()
-	l := percentiles(lat)
-	floorP50 = l.p50
-	reportLatency(b, l)
-	reportCPU(b, cpu)
+	floorP50 = runSequential(b, func(ctx context.Context) error { return callFloor(ctx, c) }).p50
 }
 
 // benchFloorConcurrent is the floor's throughput: as many workflows at once

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -23,7 +22,6 @@ import (
 	"github.com/metaforge/metaforge/adapters/power"
 	"github.com/metaforge/metaforge/adapters/spice"
 	"github.com/metaforge/metaforge/internal/workspace"
-	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/worker"
 )
 
@@ -142,32 +140,12 @@ func startHealthEnv() (*healthEnv, error) {
 			return nil, err
 		}
 	}
-	if e.workers, err = worker.StartWorkers(t.Client, e.reg, worker.AllQueues(e.reg), logger); err != nil {
-		e.close()
-		return nil, err
-	}
-	srv := mcpserver.New(mcpserver.Options{
-		Registry: e.reg,
-		Engine:   mcpserver.TemporalEngine{Client: t.Client, Eager: true},
-		Health:   e.checker,
-		Caller:   mcpserver.CallerUntrusted,
-		Version:  "bench",
-		Logger:   logger,
-	})
-	e.http = httptest.NewServer(srv.HTTPHandler())
-	e.endpoint = e.http.URL + "/mcp"
-	cs, err := e.connect(ctx)
+	cs, err := e.serve(ctx, e.reg, e.checker, logger)
 	if err != nil {
 		e.close()
 		return nil, err
 	}
 	defer cs.Close()
-	for i := range warmupCalls {
-		if err := callDurable(ctx, cs); err != nil {
-			e.close()
-			return nil, fmt.Errorf("warm-up call %d: %w", i, err)
-		}
-	}
 	// The first health.check waits for the first probe of everything.
 	if err := callHealth(ctx, cs, json.RawMessage(`{}`)); err != nil {
 		e.close()

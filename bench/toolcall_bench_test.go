@@ -143,14 +143,26 @@ func startEnv() (*env, error) {
 		return nil, err
 	}
 	e.registry = reg
-	e.workers, err = worker.StartWorkers(t.Client, reg, worker.AllQueues(reg), logger)
+	cs, err := e.serve(ctx, reg, checker, logger)
 	if err != nil {
 		e.close()
 		return nil, err
 	}
+	_ = cs.Close()
+	return e, nil
+}
+
+// serve starts the workers of reg on e's Temporal and the MCP server over
+// them on a loopback listener, then warms the path up with warmupCalls
+// reference calls on a session it returns open.
+func (e *env) serve(ctx context.Context, reg *adapters.Registry, checker *health.Checker, logger *slog.Logger) (*mcp.ClientSession, error) {
+	var err error
+	if e.workers, err = worker.StartWorkers(e.temporal.Client, reg, worker.AllQueues(reg), logger); err != nil {
+		return nil, err
+	}
 	srv := mcpserver.New(mcpserver.Options{
 		Registry: reg,
-		Engine:   mcpserver.TemporalEngine{Client: t.Client, Eager: true},
+		Engine:   mcpserver.TemporalEngine{Client: e.temporal.Client, Eager: true},
 		Health:   checker,
 		Caller:   mcpserver.CallerUntrusted,
 		// An untrusted caller's fair share (2 running per session), but
@@ -162,20 +174,17 @@ func startEnv() (*env, error) {
 	})
 	e.http = httptest.NewServer(srv.HTTPHandler())
 	e.endpoint = e.http.URL + "/mcp"
-
 	cs, err := e.connect(ctx)
 	if err != nil {
-		e.close()
 		return nil, err
 	}
-	defer cs.Close()
 	for i := range warmupCalls {
 		if err := callDurable(ctx, cs); err != nil {
-			e.close()
+			_ = cs.Close()
 			return nil, fmt.Errorf("warm-up call %d: %w", i, err)
 		}
 	}
-	return e, nil
+	return cs, nil
 }
 
 // benchWorkspace is where the solver adapters of the bench write; removed
@@ -339,13 +348,21 @@ func benchInProcess(b *testing.B) {
 func benchDurableSequential(b *testing.B) {
 	e := durableEnv(b)
 	cs := e.sessions(b, 1)[0]
+	l := runSequential(b, func(ctx context.Context) error { return callDurable(ctx, cs) })
+	b.ReportMetric(float64(l.p50)/float64(baselineP50()), "x-inprocess-p50")
+	b.ReportMetric(float64(l.p50)/float64(floorBaseline(b)), "x-floor-p50")
+}
+
+// runSequential makes b.N calls one after another and reports their
+// latency and the process CPU per call.
+func runSequential(b *testing.B, call func(ctx context.Context) error) latency {
 	ctx := context.Background()
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	cpu0 := processCPU()
 	for range b.N {
 		start := time.Now()
-		if err := callDurable(ctx, cs); err != nil {
+		if err := call(ctx); err != nil {
 			b.Fatal(err)
 		}
 		lat = append(lat, time.Since(start))
@@ -355,8 +372,7 @@ func benchDurableSequential(b *testing.B) {
 	l := percentiles(lat)
 	reportLatency(b, l)
 	reportCPU(b, cpu)
-	b.ReportMetric(float64(l.p50)/float64(baselineP50()), "x-inprocess-p50")
-	b.ReportMetric(float64(l.p50)/float64(floorBaseline(b)), "x-floor-p50")
+	return l
 }
 
 func benchDurableConcurrent(b *testing.B) {

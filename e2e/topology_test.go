@@ -16,6 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	enumspb "go.temporal.io/api/enums/v1"
+	historypb "go.temporal.io/api/history/v1"
 	"go.temporal.io/api/workflowservice/v1"
 	"go.temporal.io/sdk/client"
 
@@ -221,13 +222,8 @@ func checkServedBy(t *testing.T, c client.Client, callID string, workflowWorker,
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	id := workflows.CallWorkflowID(callID)
-	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	var workflowTasks, invokes int
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			t.Fatalf("history of %s: %v", id, err)
-		}
+	for _, ev := range historyOf(ctx, t, c, id) {
 		switch ev.GetEventType() {
 		case enumspb.EVENT_TYPE_WORKFLOW_TASK_STARTED:
 			workflowTasks++
@@ -257,6 +253,21 @@ func checkServedBy(t *testing.T, c client.Client, callID string, workflowWorker,
 	}
 }
 
+// historyOf is workflow id's history, every event of it.
+func historyOf(ctx context.Context, t *testing.T, c client.Client, id string) []*historypb.HistoryEvent {
+	t.Helper()
+	var events []*historypb.HistoryEvent
+	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
+	for it.HasNext() {
+		ev, err := it.Next()
+		if err != nil {
+			t.Fatalf("history of %s: %v", id, err)
+		}
+		events = append(events, ev)
+	}
+	return events
+}
+
 // checkRanLocally reads call-<callID>'s history: a short tool ran as one
 // local activity (InvokeToolLocal, recorded as a marker) in a workflow
 // task of workflowWorker, and nothing was scheduled on an adapter's queue.
@@ -265,13 +276,8 @@ func checkRanLocally(t *testing.T, c client.Client, callID string, workflowWorke
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
 	id := workflows.CallWorkflowID(callID)
-	it := c.GetWorkflowHistory(ctx, id, "", false, enumspb.HISTORY_EVENT_FILTER_TYPE_ALL_EVENT)
 	var workflowTasks, locals, scheduled int
-	for it.HasNext() {
-		ev, err := it.Next()
-		if err != nil {
-			t.Fatalf("history of %s: %v", id, err)
-		}
+	for _, ev := range historyOf(ctx, t, c, id) {
 		switch ev.GetEventType() {
 		case enumspb.EVENT_TYPE_WORKFLOW_TASK_STARTED:
 			workflowTasks++

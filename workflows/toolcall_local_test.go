@@ -10,19 +10,17 @@ import (
 
 	"go.temporal.io/sdk/activity"
 	"go.temporal.io/sdk/temporal"
-	"go.temporal.io/sdk/testsuite"
-	"go.temporal.io/sdk/workflow"
 
 	"github.com/metaforge/metaforge/workflows"
 )
 
-// localHarness runs ToolCall with both ways of running a tool stood in
-// for: InvokeToolLocal (a local activity) and InvokeTool (on the adapter's
-// queue), recording every attempt of each.
+// localHarness is the ToolCall harness (its stand-in InvokeTool on the
+// adapter's queue) with InvokeToolLocal, the local activity, stood in for
+// too, recording every attempt of each.
 type localHarness struct {
-	env        *testsuite.TestWorkflowEnvironment
-	mu         sync.Mutex
-	local, reg []activity.Info
+	*harness
+	mu    sync.Mutex
+	local []activity.Info
 	// localRequests are what the local runs were given.
 	localRequests []workflows.InvokeToolRequest
 	// answerNotLocal makes the local stand-in answer as a worker without
@@ -32,12 +30,7 @@ type localHarness struct {
 
 func newLocalHarness(t *testing.T, fn invokeFunc) *localHarness {
 	t.Helper()
-	h := &localHarness{}
-	var s testsuite.WorkflowTestSuite
-	s.SetLogger(quietLogger())
-	h.env = s.NewTestWorkflowEnvironment()
-	h.env.SetTestTimeout(30 * time.Second)
-	h.env.RegisterWorkflowWithOptions(workflows.ToolCall, workflow.RegisterOptions{Name: "ToolCall"})
+	h := &localHarness{harness: newHarness(t, fn)}
 	h.env.RegisterActivityWithOptions(func(ctx context.Context, req workflows.InvokeToolRequest) (workflows.InvokeToolResponse, error) {
 		h.mu.Lock()
 		h.local = append(h.local, activity.GetInfo(ctx))
@@ -50,36 +43,18 @@ func newLocalHarness(t *testing.T, fn invokeFunc) *localHarness {
 		}
 		return fn(ctx, req)
 	}, activity.RegisterOptions{Name: workflows.InvokeToolLocalActivity})
-	h.env.RegisterActivityWithOptions(func(ctx context.Context, req workflows.InvokeToolRequest) (workflows.InvokeToolResponse, error) {
-		h.mu.Lock()
-		h.reg = append(h.reg, activity.GetInfo(ctx))
-		h.mu.Unlock()
-		return fn(ctx, req)
-	}, activity.RegisterOptions{Name: workflows.InvokeToolActivity})
 	return h
 }
 
-func (h *localHarness) run(t *testing.T, in workflows.ToolCallInput) workflows.ToolCallResult {
-	t.Helper()
-	h.env.ExecuteWorkflow("ToolCall", in)
-	if !h.env.IsWorkflowCompleted() {
-		t.Fatalf("workflow did not complete")
-	}
-	if err := h.env.GetWorkflowError(); err != nil {
-		t.Fatalf("workflow failed (a failed call must be a result, not a failed workflow): %v", err)
-	}
-	var res workflows.ToolCallResult
-	if err := h.env.GetWorkflowResult(&res); err != nil {
-		t.Fatalf("decode result: %v", err)
-	}
-	return res
-}
-
-// runs is how many attempts ran locally and on the adapter's queue.
+// runs are the attempts that ran locally and on the adapter's queue.
 func (h *localHarness) runs() (local, queued []activity.Info) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	return append([]activity.Info(nil), h.local...), append([]activity.Info(nil), h.reg...)
+	local = append([]activity.Info(nil), h.local...)
+	h.mu.Unlock()
+	for _, a := range h.calls() {
+		queued = append(queued, a.info)
+	}
+	return local, queued
 }
 
 func localInput(idempotent bool, retries int) workflows.ToolCallInput {
