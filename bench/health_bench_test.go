@@ -160,16 +160,7 @@ func (e *healthEnv) close() {
 	if c, ok := any(e.checker).(interface{ Close() }); ok {
 		c.Close()
 	}
-	if e.http != nil {
-		e.http.CloseClientConnections()
-		e.http.Close()
-	}
-	if e.workers != nil {
-		e.workers.Stop()
-	}
-	if e.temporal != nil {
-		e.temporal.Close()
-	}
+	e.env.close()
 	if e.reg != nil {
 		for _, a := range e.reg.Adapters() {
 			if c, ok := a.(interface{ Close() error }); ok {

@@ -95,6 +95,9 @@ func TestMain(m *testing.M) {
 	if sharedEnv != nil {
 		sharedEnv.close()
 	}
+	if benchWorkspace != nil {
+		_ = os.RemoveAll(filepath.Dir(benchWorkspace.Root))
+	}
 	for _, f := range atExit {
 		f()
 	}
@@ -236,9 +239,6 @@ func (e *env) close() {
 	}
 	if e.dataDir != "" {
 		_ = os.RemoveAll(e.dataDir)
-	}
-	if benchWorkspace != nil {
-		_ = os.RemoveAll(filepath.Dir(benchWorkspace.Root))
 	}
 }
 
