@@ -37,21 +37,21 @@ func Tools() []adapters.Declared[*Service] {
 	return []adapters.Declared[*Service]{
 		adapters.Declare(adapters.Manifest{ToolID: "project.create", Name: "Create a project", Capability: "project",
 			Description: "Create a project (a design) and make it this session's scope. Names are unique ignoring case.",
-			Idempotent:  true, TimeoutSeconds: 30}, createProject, name, description),
+			Idempotent:  true, Short: true, TimeoutSeconds: 30}, createProject, name, description),
 		adapters.Declare(adapters.Manifest{ToolID: "project.list", Name: "List projects", Capability: "project",
 			Description: "Every project, by name.", Idempotent: true, Short: true, TimeoutSeconds: 30}, listProjects),
 		adapters.Declare(adapters.Manifest{ToolID: "project.get", Name: "Get a project", Capability: "project",
 			Description: "A project and what is recorded in it.", Idempotent: true, Short: true, TimeoutSeconds: 30}, getProject),
 		adapters.Declare(adapters.Manifest{ToolID: "project.update", Name: "Update a project", Capability: "project",
 			Description: "Rename a project or change its description.",
-			Idempotent:  true, TimeoutSeconds: 30}, updateProject, name, description),
+			Idempotent:  true, Short: true, TimeoutSeconds: 30}, updateProject, name, description),
 		adapters.Declare(adapters.Manifest{ToolID: "project.delete", Name: "Delete a project", Capability: "project",
 			Description: "Delete a project and everything recorded in it. It cannot be undone.",
-			Idempotent:  true, TimeoutSeconds: 30}, deleteProject, adapters.At("project_id", adapters.MinLength(1))),
+			Idempotent:  true, Short: true, TimeoutSeconds: 30}, deleteProject, adapters.At("project_id", adapters.MinLength(1))),
 		adapters.Declare(adapters.Manifest{ToolID: "project.open", Name: "Open a project", Capability: "project",
 			Description: "Pick the project this session works in, by id, exact name or a unique part of its name, and be briefed on it. " +
 				"Several matches is an error naming them; nothing is guessed.",
-			Idempotent: true, TimeoutSeconds: 30}, openProject, adapters.At("ref", adapters.MinLength(1))),
+			Idempotent: true, Short: true, TimeoutSeconds: 30}, openProject, adapters.At("ref", adapters.MinLength(1))),
 	}
 }
 

@@ -22,7 +22,7 @@ func Tools() []adapters.Declared[*Service] {
 		adapters.Declare(adapters.Manifest{ToolID: "session.start", Name: "Start a session in a project", Capability: "project",
 			Description: "Bind this session to a project: later calls that name no project get it. project_scope_bound says whether the binding " +
 				"can stick (false: this connection has no session identity, keep passing project_id).",
-			Idempotent: true, TimeoutSeconds: 30}, startSession, adapters.At("project_id", adapters.MinLength(1))),
+			Idempotent: true, Short: true, TimeoutSeconds: 30}, startSession, adapters.At("project_id", adapters.MinLength(1))),
 	}
 }
 

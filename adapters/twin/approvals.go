@@ -17,7 +17,7 @@ func approveEngineeringEntityTool() tool {
 			"the call is always held until an identified person approves it through the approvals queue, and the approver is who the " +
 			"approval names; a call that reaches the tool with no approver is refused. An approved waiver excuses the gate criteria kinds " +
 			"and requirement names its waives property lists. Approving again adds another approval.",
-		Idempotent: true, TimeoutSeconds: 30}, approveEngineeringEntity,
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, approveEngineeringEntity,
 		adapters.At("node_id", adapters.MinLength(1)), adapters.At("comment", adapters.MaxLength(2000)))
 }
 

@@ -15,7 +15,7 @@ func recordClaimTool() tool {
 			"(twin.record_evidence). The claim's status is never stored: it is computed now and on every read from the evidence: " +
 			"supported, stale (evidence computed on an older design, or the requirement changed), contradicted (current evidence breaks " +
 			"the limit) or no_data (no evidence: no data is not a pass). The result gives status and the reasons.",
-		Idempotent: true, TimeoutSeconds: 30}, recordClaim,
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, recordClaim,
 		adapters.At("claim", adapters.MinLength(1), adapters.MaxLength(4000)),
 		adapters.At("name", adapters.MaxLength(200)),
 		adapters.At("requirement_ref", adapters.MinLength(1)),

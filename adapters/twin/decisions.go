@@ -15,7 +15,7 @@ func recordDecisionTool() tool {
 			"(KEY@n, or KEY for the current revision) with DEPENDS_ON edges: for a decision that rests on the requirements, link the " +
 			"constraint set (CS-...@n) instead of restating its values. An unknown item or revision writes nothing. " +
 			"The result names item_key, revision, item_ref and the pinned depends_on refs.",
-		Idempotent: true, TimeoutSeconds: 30}, recordDecision, withItemRules(
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, recordDecision, withItemRules(
 		adapters.At("name", adapters.MinLength(1), adapters.MaxLength(200)),
 		adapters.At("decision", adapters.MinLength(1), adapters.MaxLength(20000)),
 		adapters.At("rationale", adapters.MaxLength(20000)),

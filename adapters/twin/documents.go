@@ -15,7 +15,7 @@ func recordDocumentTool() tool {
 			"project's one prd item (PRD-...), whatever its title; it is never refused for its content. Requirement values belong in " +
 			"twin.record_constraint_set: numbers with units in a prd that no current requirement states come back as " +
 			"stray_requirement_values with a requirement_warning, and requirement_refs names the constraint set revisions checked.",
-		Idempotent: true, TimeoutSeconds: 30}, recordDocument, withItemRules(
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, recordDocument, withItemRules(
 		adapters.At("document_type", adapters.Enum(twin.DocumentTypes()...)),
 		adapters.At("title", adapters.MinLength(1), adapters.MaxLength(200)),
 		adapters.At("text", adapters.MinLength(1), adapters.MaxLength(200000)))...)

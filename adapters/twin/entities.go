@@ -16,7 +16,7 @@ func recordEngineeringEntityTool() tool {
 			"verification_case, budget, waiver, release_package, concept_option: one node, no revisions). parent_refs links it to " +
 			"existing nodes. item_key, supersedes and change_reason apply to the three definitions only. A budget needs metric, unit " +
 			"and system_total in properties. Requirement values do not go here: use twin.record_constraint_set.",
-		Idempotent: true, TimeoutSeconds: 30}, recordEngineeringEntity, withItemRules(
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, recordEngineeringEntity, withItemRules(
 		adapters.At("entity_type", adapters.Enum(twin.EntityTypes()...)),
 		adapters.At("name", adapters.MinLength(1), adapters.MaxLength(200)),
 		adapters.At("description", adapters.MaxLength(20000)),

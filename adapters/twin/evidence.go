@@ -13,7 +13,7 @@ func recordEvidenceTool() tool {
 		Description: "Record a result (a simulation, a test, a hand calculation) as evidence, pinned to the exact revisions it was computed " +
 			"against (valid_against: KEY@n, or KEY for the head). Evidence goes stale when a pinned item gets a newer revision. " +
 			"verifies names the requirements (a constraint set ref) it bears on.",
-		Idempotent: true, TimeoutSeconds: 30}, recordEvidence,
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, recordEvidence,
 		adapters.At("name", adapters.MinLength(1), adapters.MaxLength(200)),
 		adapters.At("kind", adapters.Enum("simulation", "test", "analysis", "inspection", "calculation")),
 		adapters.At("valid_against", adapters.MinItems(1), adapters.MaxItems(50)), adapters.At("valid_against[]", adapters.MinLength(1)),

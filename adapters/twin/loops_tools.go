@@ -112,7 +112,7 @@ func approveLoopTool() tool {
 	return adapters.Declare(adapters.Manifest{ToolID: "twin.approve_design_loop", Name: "Approve a design loop", Capability: "twin_write",
 		Description: "Record a person's approval of a converged design loop's winner (a decision GENERATED_FROM the winning iteration). " +
 			"Always held for an identified approver; refused for a loop that did not converge.",
-		Idempotent: true, TimeoutSeconds: 30}, approveLoop, loopIDRule, adapters.At("comment", adapters.MaxLength(2000)))
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, approveLoop, loopIDRule, adapters.At("comment", adapters.MaxLength(2000)))
 }
 
 type loopArgs struct {

@@ -16,7 +16,7 @@ func recordConstraintSetTool() tool {
 		Description: "Record the project's typed requirements as the next revision of a constraint set: the one home of requirement values. " +
 			"Give each requirement a metric, operator, limit and unit so a gate can check it, plus verification_method and acceptance_criteria. " +
 			"Only name is required; the result's incomplete names what each half-specified requirement still lacks.",
-		Idempotent: true, TimeoutSeconds: 30}, recordConstraintSet, withItemRules(
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, recordConstraintSet, withItemRules(
 		adapters.At("name", adapters.MinLength(1), adapters.MaxLength(200)),
 		adapters.At("constraints", adapters.MinItems(1), adapters.MaxItems(500)),
 		at("name", adapters.MinLength(1)),

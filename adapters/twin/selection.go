@@ -43,7 +43,7 @@ func recordComponentSelectionTool() tool {
 			"(signed, in the requirement's unit: positive is slack, negative is overshoot; none for ==); violates names the requirements the " +
 			"part does not meet; unchecked_requirements names the ones nothing could be computed for, with a reason (no_matching_spec, " +
 			"spec_not_numeric, incompatible_units, requirement_not_bound). The selection is recorded even when it violates a requirement.",
-		Idempotent: true, TimeoutSeconds: 30}, recordComponentSelection, withItemRules(
+		Idempotent: true, Short: true, TimeoutSeconds: 30}, recordComponentSelection, withItemRules(
 		adapters.At("name", adapters.MinLength(1), adapters.MaxLength(200)),
 		adapters.At("mpn", adapters.MinLength(1), adapters.MaxLength(100)),
 		adapters.At("manufacturer", adapters.MaxLength(200)),
