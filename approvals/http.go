@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/metaforge/metaforge/internal/httpjson"
+	"github.com/metaforge/metaforge/internal/operatorpage"
 	"github.com/metaforge/metaforge/workflows"
 )
 
@@ -35,17 +36,11 @@ type Handler struct {
 func (h Handler) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/approvals", h.list)
 	mux.HandleFunc("POST /v1/approvals/{id}/decision", h.decide)
-	mux.HandleFunc("GET /approvals", h.page)
+	mux.HandleFunc("GET /approvals", operatorpage.Page(pageHTML))
 }
 
 //go:embed page.html
 var pageHTML []byte
-
-func (h Handler) page(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write(pageHTML)
-}
 
 // list answers every pending hold, or one page of them when the client
 // asks for pages (page_size, then each next_page_token in turn).

@@ -12,6 +12,7 @@ import (
 
 	"github.com/metaforge/metaforge/approvals"
 	"github.com/metaforge/metaforge/internal/httpjson"
+	"github.com/metaforge/metaforge/internal/operatorpage"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -49,6 +50,8 @@ func (s *Server) HTTPHandler() http.Handler {
 			mux.Handle("GET "+page, api)
 		}
 	}
+	// The operator pages' shared script (the token the pages carry).
+	mux.HandleFunc("GET "+operatorpage.TokenScriptPath, operatorpage.TokenScript)
 	mux.Handle("/v1/", s.opts.Auth.APIMiddleware(api))
 	return mux
 }

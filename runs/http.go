@@ -13,6 +13,7 @@ import (
 	"github.com/metaforge/metaforge/approvals"
 	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/internal/httpjson"
+	"github.com/metaforge/metaforge/internal/operatorpage"
 	"github.com/metaforge/metaforge/workflows"
 )
 
@@ -33,7 +34,7 @@ func (h Handler) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/runs", h.list)
 	mux.HandleFunc("GET /v1/runs/{id}", h.get)
 	mux.HandleFunc("POST /v1/runs/{id}/gates/{gate}/decision", h.decide)
-	mux.HandleFunc("GET /runs", h.page)
+	mux.HandleFunc("GET /runs", operatorpage.Page(pageHTML))
 }
 
 // Pages is the page served beside the routes.
@@ -41,12 +42,6 @@ func (h Handler) Pages() []string { return []string{"/runs"} }
 
 //go:embed page.html
 var pageHTML []byte
-
-func (h Handler) page(w http.ResponseWriter, _ *http.Request) {
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Header().Set("Cache-Control", "no-store")
-	_, _ = w.Write(pageHTML)
-}
 
 // runView is a run as the REST routes show it: its state and its page in
 // the Temporal UI.
