@@ -229,8 +229,8 @@ func (d *Docker) broken(binary string, c Command, p Policy, oomKilled bool, out 
 	lim := p.Limits
 	switch {
 	case oomKilled:
-		return protocol.Refusal("%s ran out of memory: it went past its container's memory limit (%d MB, the tool's max_memory_mb); "+
-			"make the problem smaller (a coarser mesh) or raise the limit", c.Binary, memoryMB(lim))
+		return protocol.Refusal("%s ran out of memory: it went past its container's memory limit (%d MB, the tool's max_memory_mb); %s",
+			c.Binary, memoryMB(lim), c.memoryHint("make the problem smaller (a coarser mesh) or raise the limit"))
 	case out.Signal == "SIGXCPU" && lim.CPUSeconds > 0:
 		hint := c.TimeoutHint
 		if hint == "" {

@@ -341,6 +341,14 @@ func breach(c Command, l Limits, out Output, cg *runCgroup) error {
 }
 
 func memoryError(c Command, l Limits) error {
-	return protocol.Refusal("%s ran out of memory: it went past the sandbox's memory limit (%d MB, the tool's max_memory_mb); "+
-		"make the problem smaller or raise the limit", c.Binary, l.MemoryMB)
+	return protocol.Refusal("%s ran out of memory: it went past the sandbox's memory limit (%d MB, the tool's max_memory_mb); %s",
+		c.Binary, l.MemoryMB, c.memoryHint("make the problem smaller or raise the limit"))
+}
+
+// memoryHint is the command's own advice for a run out of memory, or def.
+func (c Command) memoryHint(def string) string {
+	if c.MemoryHint != "" {
+		return c.MemoryHint
+	}
+	return def
 }

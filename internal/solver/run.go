@@ -33,6 +33,9 @@ type Command struct {
 	Install string
 	// TimeoutHint says what to change when the run times out.
 	TimeoutHint string
+	// MemoryHint says what to change when the run goes past its memory
+	// limit; the default is to make the problem smaller or raise the limit.
+	MemoryHint string
 }
 
 // Output is what a finished run printed, and how it exited.

@@ -66,6 +66,18 @@ func RuntimeFrom(ctx context.Context) (Runtime, Policy) {
 	return Process{}, Policy{}
 }
 
+// WithMemoryLimit lowers the memory limit of every Run in ctx to mb, for
+// a call that asks for less than its tool's deployment maximum. It never
+// raises a limit: a call cannot take more than the deployment allows.
+func WithMemoryLimit(ctx context.Context, mb int) context.Context {
+	rt, p := RuntimeFrom(ctx)
+	if mb <= 0 || (p.Limits.MemoryMB > 0 && p.Limits.MemoryMB <= mb) {
+		return ctx
+	}
+	p.Limits.MemoryMB = mb
+	return WithRuntime(ctx, rt, p)
+}
+
 // Process runs commands directly, as this process's children: no isolation
 // beyond the process group and the deadline.
 type Process struct{}
