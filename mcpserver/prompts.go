@@ -125,7 +125,7 @@ var prompts = []promptSpec{
 				"2. Find the revision: twin.item_history with the part's item_key; note the head's item_ref (KEY@n). twin.get_node on it shows its properties and material. Everything below is computed on that revision.\n" +
 				"3. Mesh the STEP of that revision with gmsh.generate_mesh and check it with calculix.validate_mesh. Pick the fixed and loaded faces from its surface_sets by position (gmsh.list_named_faces re-reads them); a face spanning the whole part is rarely the one meant.\n" +
 				"4. Solve with calculix.run_fea: analysis_type static_stress (or modal), fixed_node_set, load_node_set, load_force_n and load_direction from the load case. A heat load is calculix.run_thermal instead.\n" +
-				"5. Before trusting a peak: calculix.check_mesh_convergence across two element sizes, and calculix.cross_check_cantilever_beam when the part is a cantilever. calculix.extract_results flags a suspicious stress peak.\n" +
+				"5. Before trusting a peak: run_fea flags a peak at the fixed or loaded face as a likely singularity; read its section_stress instead. calculix.check_mesh_convergence across three element sizes, and calculix.cross_check_cantilever_beam (with the section stress) when the part is a cantilever. calculix.extract_results flags a suspicious stress peak.\n" +
 				"6. Record it with twin.record_evidence: each value with its unit (max_von_mises in MPa, max_displacement_mm, safety_factor), valid_against the revision KEY@n (not the bare key), and verifies naming the constraint set it bears on. Then twin.what_verifies on that constraint set shows whether it now counts.\n" +
 				"7. Report the load case, the revision, each value with its unit, and the evidence node id." +
 				groundingRule

@@ -3,9 +3,9 @@ package calculix
 import (
 	"fmt"
 	"math"
-	"sort"
 
 	"github.com/metaforge/metaforge/internal/beam"
+	"github.com/metaforge/metaforge/internal/materials"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -20,6 +20,8 @@ type Comparison struct {
 	FEA       *float64 `json:"fea,omitempty"`
 	ErrorPct  *float64 `json:"error_pct,omitempty"`
 	WithinTol *bool    `json:"within_tolerance,omitempty"`
+	// Note says why a value given was not compared.
+	Note string `json:"note,omitempty"`
 }
 
 // CrossCheckResult is what every cross check returns.
@@ -33,6 +35,9 @@ type CrossCheckResult struct {
 	// data is not a pass.
 	Passed *bool  `json:"passed,omitempty"`
 	Note   string `json:"note,omitempty"`
+	// Material is the figures the closed form used: the same table, and
+	// the same overrides, run_fea uses.
+	Material materials.Material `json:"material"`
 }
 
 func (r *CrossCheckResult) compare(q, unit string, hand float64, fea *float64) {
@@ -49,21 +54,23 @@ func (r *CrossCheckResult) compare(q, unit string, hand float64, fea *float64) {
 
 func (r *CrossCheckResult) finish() {
 	if r.Passed == nil {
-		r.Note = "no FEA value was given, so nothing was compared: the hand calculation alone is not a pass"
+		r.Note = "no FEA value that can be compared was given, so nothing was compared: the hand calculation alone is not a pass"
 	}
 }
 
 // BeamRequest is calculix.cross_check_cantilever_beam's arguments.
 type BeamRequest struct {
-	LengthMM           float64           `json:"length_mm"`
-	WidthMM            float64           `json:"width_mm"`
-	HeightMM           float64           `json:"height_mm" jsonschema:"Section depth in the load direction."`
-	LoadN              float64           `json:"load_n" jsonschema:"Tip load, N."`
-	Material           string            `json:"material"`
-	MaterialProperties *MaterialOverride `json:"material_properties,omitempty"`
-	FEAMaxStressMPa    *float64          `json:"fea_max_stress_mpa,omitempty"`
-	FEATipDeflectionMM *float64          `json:"fea_tip_deflection_mm,omitempty"`
-	TolerancePct       *float64          `json:"tolerance_pct,omitempty"`
+	LengthMM            float64           `json:"length_mm"`
+	WidthMM             float64           `json:"width_mm"`
+	HeightMM            float64           `json:"height_mm" jsonschema:"Section depth in the load direction."`
+	LoadN               float64           `json:"load_n" jsonschema:"Tip load, N."`
+	Material            string            `json:"material"`
+	MaterialProperties  *MaterialOverride `json:"material_properties,omitempty"`
+	FEAMaxStressMPa     *float64          `json:"fea_max_stress_mpa,omitempty" jsonschema:"run_fea's peak von Mises: reported beside 6FL/(bh^2) but not compared, since a cantilever's peak sits at the clamp, a singularity."`
+	FEASectionStressMPa *float64          `json:"fea_section_stress_mpa,omitempty" jsonschema:"run_fea's section_stress linearized_peak_mpa: compared with F (L - x) c / I at section_distance_mm."`
+	SectionDistanceMM   *float64          `json:"section_distance_mm,omitempty" jsonschema:"Distance x of that section from the fixed end (section_stress distance_from_support_mm), mm."`
+	FEATipDeflectionMM  *float64          `json:"fea_tip_deflection_mm,omitempty"`
+	TolerancePct        *float64          `json:"tolerance_pct,omitempty"`
 }
 
 func positive(pairs ...any) error {
@@ -101,10 +108,29 @@ func crossCheckBeam(req BeamRequest) (*CrossCheckResult, error) {
 		YoungsModulusMPa: mat.YoungsModulusGPa * gpaToMPa}
 	r := &CrossCheckResult{
 		Method:       "Euler-Bernoulli cantilever, tip load, rectangular section (height in the load direction)",
-		Formula:      "sigma = M c / I = 6 F L / (b h^2); delta = F L^3 / (3 E I), I = b h^3 / 12",
+		Formula:      "sigma(x) = M c / I = 6 F (L - x) / (b h^2) at distance x from the clamp; delta = F L^3 / (3 E I), I = b h^3 / 12",
 		TolerancePct: tol,
+		Material:     mat,
 	}
-	r.compare("max_bending_stress", "MPa", c.MaxBendingStress(req.LoadN), req.FEAMaxStressMPa)
+	if req.FEASectionStressMPa != nil {
+		if req.SectionDistanceMM == nil {
+			return nil, protocol.Invalid("fea_section_stress_mpa needs section_distance_mm: the section's distance from the fixed end (run_fea's section_stress distance_from_support_mm)")
+		}
+		if x := *req.SectionDistanceMM; !(x >= 0) || x >= req.LengthMM {
+			return nil, protocol.Invalid("section_distance_mm %g must lie between 0 and length_mm %g", x, req.LengthMM)
+		}
+		r.compare(fmt.Sprintf("bending_stress_at_%gmm", *req.SectionDistanceMM), "MPa", c.BendingStressAt(req.LoadN, *req.SectionDistanceMM), req.FEASectionStressMPa)
+	} else if req.SectionDistanceMM != nil {
+		return nil, protocol.Invalid("section_distance_mm is given without fea_section_stress_mpa: give the section's linearized_peak_mpa too, or leave both out")
+	}
+	if req.FEAMaxStressMPa != nil {
+		hand := c.MaxBendingStress(req.LoadN)
+		e := 100 * (*req.FEAMaxStressMPa - hand) / hand
+		r.Comparisons = append(r.Comparisons, Comparison{Quantity: "max_bending_stress_at_clamp", Unit: "MPa", HandCalc: hand, FEA: req.FEAMaxStressMPa, ErrorPct: &e,
+			Note: "not compared: the FEA peak of a cantilever sits at the clamp, a stress singularity that rises as the mesh is refined (the finer the mesh, the worse it would compare); give run_fea's section_stress linearized_peak_mpa as fea_section_stress_mpa with its distance_from_support_mm as section_distance_mm"})
+	} else {
+		r.Comparisons = append(r.Comparisons, Comparison{Quantity: "max_bending_stress_at_clamp", Unit: "MPa", HandCalc: c.MaxBendingStress(req.LoadN)})
+	}
 	r.compare("tip_deflection", "mm", c.TipDeflection(req.LoadN), req.FEATipDeflectionMM)
 	r.finish()
 	return r, nil
@@ -140,6 +166,7 @@ func crossCheckFrequency(req FrequencyRequest) (*CrossCheckResult, error) {
 		Method:       "Euler-Bernoulli clamped-free beam, first bending mode (height in the bending direction)",
 		Formula:      "f1 = (beta1 L)^2 / (2 pi L^2) sqrt(E I / (rho A)), beta1 L = 1.8751",
 		TolerancePct: tol,
+		Material:     mat,
 	}
 	r.compare("first_bending_frequency", "Hz", f1, req.FEAFrequencyHz)
 	r.finish()
@@ -181,6 +208,7 @@ func crossCheckThermal(req ThermalCheckRequest) (*CrossCheckResult, error) {
 		Method:       "1D steady conduction through a uniform bar to a fixed-temperature sink",
 		Formula:      "T_peak = T_sink + Q L / (k A)",
 		TolerancePct: tol,
+		Material:     mat,
 	}
 	// The error is taken on the temperature rise: a percentage of an
 	// absolute temperature would shrink with the sink's offset.
@@ -195,56 +223,4 @@ func crossCheckThermal(req ThermalCheckRequest) (*CrossCheckResult, error) {
 	r.Comparisons = append(r.Comparisons, c)
 	r.finish()
 	return r, nil
-}
-
-// ConvergencePoint is one mesh's result.
-type ConvergencePoint struct {
-	ElementSizeMM float64 `json:"element_size_mm"`
-	MaxStressMPa  float64 `json:"max_stress_mpa"`
-	ElementCount  *int    `json:"element_count,omitempty"`
-}
-
-// ConvergenceRequest is calculix.check_mesh_convergence's arguments.
-type ConvergenceRequest struct {
-	Points       []ConvergencePoint `json:"points"`
-	ThresholdPct *float64           `json:"threshold_pct,omitempty"`
-}
-
-// ConvergenceResult says whether the peak stress has settled.
-type ConvergenceResult struct {
-	Points        []ConvergencePoint `json:"points"`
-	ChangesPct    []float64          `json:"changes_pct"`
-	LastChangePct float64            `json:"last_change_pct"`
-	ThresholdPct  float64            `json:"threshold_pct"`
-	Converged     bool               `json:"converged"`
-	Verdict       string             `json:"verdict"`
-}
-
-func checkConvergence(req ConvergenceRequest) (*ConvergenceResult, error) {
-	if len(req.Points) < 2 {
-		return nil, protocol.Invalid("points needs at least two mesh results (element_size_mm, max_stress_mpa) to compare; got %d", len(req.Points))
-	}
-	th, err := tolerance(req.ThresholdPct, 5)
-	if err != nil {
-		return nil, protocol.Invalid("threshold_pct must be positive")
-	}
-	pts := append([]ConvergencePoint(nil), req.Points...)
-	for i, p := range pts {
-		if !(p.ElementSizeMM > 0) || !(p.MaxStressMPa > 0) {
-			return nil, protocol.Invalid("points[%d]: element_size_mm and max_stress_mpa must be positive", i)
-		}
-	}
-	sort.SliceStable(pts, func(i, j int) bool { return pts[i].ElementSizeMM > pts[j].ElementSizeMM })
-	out := &ConvergenceResult{Points: pts, ThresholdPct: th}
-	for i := 1; i < len(pts); i++ {
-		out.ChangesPct = append(out.ChangesPct, 100*math.Abs(pts[i].MaxStressMPa-pts[i-1].MaxStressMPa)/pts[i-1].MaxStressMPa)
-	}
-	out.LastChangePct = out.ChangesPct[len(out.ChangesPct)-1]
-	out.Converged = out.LastChangePct <= th
-	if out.Converged {
-		out.Verdict = fmt.Sprintf("converged: refining from %.4g to %.4g mm changed the peak stress by %.2f%%, within %.4g%%", pts[len(pts)-2].ElementSizeMM, pts[len(pts)-1].ElementSizeMM, out.LastChangePct, th)
-	} else {
-		out.Verdict = fmt.Sprintf("not converged: the last refinement changed the peak stress by %.2f%% (threshold %.4g%%); run a finer mesh, or read stress away from a singularity if it keeps rising", out.LastChangePct, th)
-	}
-	return out, nil
 }

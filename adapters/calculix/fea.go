@@ -2,6 +2,7 @@ package calculix
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/metaforge/metaforge/internal/materials"
 	"github.com/metaforge/metaforge/internal/solver"
+	"github.com/metaforge/metaforge/internal/vec3"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -24,33 +26,45 @@ type FEARequest struct {
 	LoadForceN         *float64          `json:"load_force_n,omitempty" jsonschema:"Total load in N (static_stress); its direction is load_direction."`
 	LoadDirection      []float64         `json:"load_direction,omitempty" jsonschema:"Direction of the load in the mesh frame; default [0, 0, -1]."`
 	NumModes           int               `json:"num_modes,omitempty" jsonschema:"Modes to find (modal)."`
+	SectionDistancesMM []float64         `json:"section_distances_mm,omitempty" jsonschema:"static_stress: distances from fixed_node_set (a planar face) at which to cut the part and report the stress through the section, linearised as membrane plus bending. Default: one support width (the face's largest extent), or half the part's depth if that is less."`
+	MaxMemoryMB        *int              `json:"max_memory_mb,omitempty" jsonschema:"Memory the solve may use, MB (default 2048, at most the deployment's maximum). A solve estimated not to fit is refused before it runs."`
 }
 
 // FEAResult is calculix.run_fea's result.
 type FEAResult struct {
-	AnalysisType      string             `json:"analysis_type"`
-	MeshFile          string             `json:"mesh_file"`
-	MeshElements      int                `json:"mesh_elements"`
-	MeshNodes         int                `json:"mesh_nodes"`
-	ElementType       string             `json:"element_type"`
-	Material          materials.Material `json:"material"`
-	FixedNodeSet      string             `json:"fixed_node_set"`
-	LoadNodeSet       string             `json:"load_node_set,omitempty"`
-	LoadForceN        *float64           `json:"load_force_n,omitempty"`
-	LoadDirection     []float64          `json:"load_direction,omitempty"`
-	LoadDistribution  string             `json:"load_distribution,omitempty"`
-	MaxVonMises       map[string]float64 `json:"max_von_mises,omitempty"`
-	MaxVonMisesMPa    *float64           `json:"max_von_mises_mpa,omitempty"`
-	MaxVonMisesNode   int                `json:"max_von_mises_node,omitempty"`
-	SafetyFactor      *float64           `json:"safety_factor,omitempty"`
-	MaxDisplacementMM *float64           `json:"max_displacement_mm,omitempty"`
-	MaxDisplacementAt []float64          `json:"max_displacement_at_mm,omitempty"`
-	MaxDisplacement   []float64          `json:"max_displacement_vector_mm,omitempty"`
+	AnalysisType     string             `json:"analysis_type"`
+	MeshFile         string             `json:"mesh_file"`
+	MeshElements     int                `json:"mesh_elements"`
+	MeshNodes        int                `json:"mesh_nodes"`
+	ElementType      string             `json:"element_type"`
+	Material         materials.Material `json:"material"`
+	FixedNodeSet     string             `json:"fixed_node_set"`
+	LoadNodeSet      string             `json:"load_node_set,omitempty"`
+	LoadForceN       *float64           `json:"load_force_n,omitempty"`
+	LoadDirection    []float64          `json:"load_direction,omitempty"`
+	LoadDistribution string             `json:"load_distribution,omitempty"`
+	MaxVonMises      map[string]float64 `json:"max_von_mises,omitempty"`
+	MaxVonMisesMPa   *float64           `json:"max_von_mises_mpa,omitempty"`
+	MaxVonMisesNode  int                `json:"max_von_mises_node,omitempty"`
+	MaxVonMisesAt    []float64          `json:"max_von_mises_at_mm,omitempty"`
+	// MaxVonMisesSingularity is set when the peak sits on or next to the
+	// fixed or loaded face: a likely singularity, not a design value.
+	MaxVonMisesSingularity *Singularity `json:"max_von_mises_singularity,omitempty"`
+	// SectionStress is the stress through the part at distances from the
+	// support, which converges where the peak at a clamp does not.
+	SectionStress []SectionStress `json:"section_stress,omitempty"`
+	// SectionNote says why no section was cut, when none was.
+	SectionNote       string    `json:"section_note,omitempty"`
+	SafetyFactor      *float64  `json:"safety_factor,omitempty"`
+	MaxDisplacementMM *float64  `json:"max_displacement_mm,omitempty"`
+	MaxDisplacementAt []float64 `json:"max_displacement_at_mm,omitempty"`
+	MaxDisplacement   []float64 `json:"max_displacement_vector_mm,omitempty"`
 	// MaxDeflectionMM is the largest displacement along load_direction:
 	// the tip deflection a hand calculation predicts.
 	MaxDeflectionMM *float64          `json:"max_deflection_along_load_mm,omitempty"`
 	FrequenciesHz   []float64         `json:"frequencies_hz,omitempty"`
 	SolverTime      float64           `json:"solver_time"`
+	Memory          memoryPlan        `json:"memory"`
 	Warnings        []string          `json:"warnings"`
 	Files           map[string]string `json:"files"`
 }
@@ -59,7 +73,7 @@ var ccxError = regexp.MustCompile(`\*ERROR.*`)
 
 // runCCX writes the deck into dir and runs ccx on it. A deck CalculiX
 // refuses is a refusal carrying its own error lines.
-func (a *Adapter) runCCX(ctx context.Context, dir, job, text string) (solver.Output, error) {
+func (a *Adapter) runCCX(ctx context.Context, dir, job, text, memoryHint string) (solver.Output, error) {
 	if err := os.WriteFile(filepath.Join(dir, job+".inp"), []byte(text), 0o644); err != nil {
 		return solver.Output{}, protocol.Transient("cannot write the deck: %v", err)
 	}
@@ -68,6 +82,7 @@ func (a *Adapter) runCCX(ctx context.Context, dir, job, text string) (solver.Out
 		Binary: a.binary(), Args: []string{"-i", job}, Dir: dir, Env: env,
 		Install:     "install it with `apt-get install calculix-ccx`",
 		TimeoutHint: "use a coarser mesh (a larger mesh_size_mm) or give the call a longer timeout",
+		MemoryHint:  memoryHint,
 	})
 	if err != nil {
 		return out, err
@@ -94,10 +109,12 @@ type solved struct {
 	seconds float64
 }
 
-// solve runs a deck against the mesh in the call's own folder and reads
-// back the result blocks named in fields: none for a run whose results are
-// elsewhere (modal frequencies are in the .dat).
-func (a *Adapter) solve(ctx context.Context, meshPath, job, deck string, fields ...string) (*solved, error) {
+// solve runs a deck against the mesh in the call's own folder, within the
+// memory the plan gives it, and reads back the result blocks named in
+// fields: none for a run whose results are elsewhere (modal frequencies
+// are in the .dat).
+func (a *Adapter) solve(ctx context.Context, meshPath, job, deck string, mem memoryPlan, fields ...string) (*solved, error) {
+	ctx = solver.WithMemoryLimit(ctx, mem.LimitMB)
 	dir, err := a.ws.ForCall(ctx)
 	if err != nil {
 		return nil, err
@@ -108,7 +125,7 @@ func (a *Adapter) solve(ctx context.Context, meshPath, job, deck string, fields 
 	if _, err := linkMesh(dir, meshPath); err != nil {
 		return nil, err
 	}
-	out, err := a.runCCX(ctx, dir, job, deck)
+	out, err := a.runCCX(ctx, dir, job, deck, mem.memoryHint())
 	if err != nil {
 		return nil, err
 	}
@@ -191,6 +208,8 @@ func (a *Adapter) runFEA(ctx context.Context, req FEARequest) (*FEAResult, []str
 		if dir3, err = unit(req.LoadDirection, "load_direction"); err != nil {
 			return nil, nil, err
 		}
+	} else if len(req.SectionDistancesMM) > 0 {
+		return nil, nil, protocol.Invalid("section_distances_mm is for static_stress: a modal analysis has no stress to cut; leave it out")
 	}
 	if req.NumModes == 0 {
 		req.NumModes = 6
@@ -207,13 +226,30 @@ func (a *Adapter) runFEA(ctx context.Context, req FEARequest) (*FEAResult, []str
 	if w := md.spanWarning("fixed_node_set", req.FixedNodeSet, fixed); w != "" {
 		warnings = append(warnings, w)
 	}
+	if !static {
+		warnings = append(warnings, ignoredInModal(req)...)
+	}
 	res := &FEAResult{
 		AnalysisType: req.AnalysisType, MeshFile: meshPath, MeshElements: len(md.mesh.Elements), MeshNodes: len(md.mesh.Nodes),
 		ElementType: md.mesh.ElementType, Material: mat, FixedNodeSet: req.FixedNodeSet,
 	}
+	var cuts []sectionCut
+	if static {
+		if cuts, res.SectionNote, err = md.sectionCuts(req.FixedNodeSet, fixed, req.SectionDistancesMM); err != nil {
+			return nil, nil, err
+		}
+	}
+	kind := solveStatic
+	if !static {
+		kind = solveModal
+	}
+	if res.Memory, err = a.planMemory(req.MaxMemoryMB, md.mesh, kind); err != nil {
+		return nil, nil, err
+	}
 	var d deck
 	d.header("calculix.run_fea "+req.AnalysisType, "mesh.inp", md.mesh, mat, true, false)
 	d.line("*STEP")
+	var faces []boundaryFace
 	if static {
 		loadIDs, err := md.faceSet("load_node_set", req.LoadNodeSet)
 		if err != nil {
@@ -222,6 +258,7 @@ func (a *Adapter) runFEA(ctx context.Context, req FEARequest) (*FEAResult, []str
 		if w := md.spanWarning("load_node_set", req.LoadNodeSet, loadIDs); w != "" {
 			warnings = append(warnings, w)
 		}
+		faces = []boundaryFace{{name: req.FixedNodeSet, role: "fixed", nodes: fixed}, {name: req.LoadNodeSet, role: "load", nodes: loadIDs}}
 		f := *req.LoadForceN
 		loads, consistent, err := spread(md.mesh, md.table, req.LoadNodeSet, [3]float64{f * dir3[0], f * dir3[1], f * dir3[2]})
 		if err != nil {
@@ -255,23 +292,23 @@ func (a *Adapter) runFEA(ctx context.Context, req FEARequest) (*FEAResult, []str
 	if static {
 		fields = []string{"DISP", "STRESS"}
 	}
-	run, err := a.solve(ctx, meshPath, "fea", d.String(), fields...)
+	run, err := a.solve(ctx, meshPath, "fea", d.String(), res.Memory, fields...)
 	if err != nil {
 		return nil, nil, err
 	}
 	res.SolverTime, res.Files = run.seconds, run.files
-	blocks := run.blocks
-	if !static {
-		res.Files["dat"] = filepath.Join(run.dir, "fea.dat") // the eigenvalue table
-	}
 	if static {
-		if err := res.fillStatic(md, blocks, dir3); err != nil {
+		if err := res.fillStatic(md, run.blocks, dir3, faces, cuts); err != nil {
 			return nil, nil, err
 		}
 	} else {
+		res.Files["dat"] = filepath.Join(run.dir, "fea.dat") // the eigenvalue table
 		if res.FrequenciesHz, err = ReadFrequencies(res.Files["dat"]); err != nil {
 			return nil, nil, protocol.Refusal("cannot read the natural frequencies: %v", err)
 		}
+	}
+	if w := linearTetWarning(res); w != "" {
+		warnings = append(warnings, w)
 	}
 	res.Warnings = append(warnings, res.Warnings...)
 	if res.Warnings == nil {
@@ -284,9 +321,32 @@ func (a *Adapter) runFEA(ctx context.Context, req FEARequest) (*FEAResult, []str
 	return res, files, nil
 }
 
+// ignoredInModal names the static arguments a modal call gave: natural
+// frequencies do not depend on a load, so they are not used, and the call
+// is told rather than left to think they were.
+func ignoredInModal(req FEARequest) []string {
+	var given []string
+	if req.LoadNodeSet != "" {
+		given = append(given, "load_node_set")
+	}
+	if req.LoadForceN != nil {
+		given = append(given, "load_force_n")
+	}
+	if req.LoadDirection != nil {
+		given = append(given, "load_direction")
+	}
+	if len(given) == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("%s ignored: a modal analysis finds the natural frequencies of the part held at fixed_node_set, which no load changes (linear, no preload); run analysis_type static_stress for the load's stresses",
+		strings.Join(given, " and "))}
+}
+
 // fillStatic reads peak displacement and von Mises stress (overall and per
-// element set) from the static step's blocks.
-func (res *FEAResult) fillStatic(md *model, blocks []*Block, loadDir [3]float64) error {
+// element set) from the static step's blocks, says where the peak is and
+// whether it is a likely singularity, and cuts the sections.
+func (res *FEAResult) fillStatic(md *model, blocks []*Block, loadDir [3]float64, faces []boundaryFace, cuts []sectionCut) error {
+	force := vec3.Scale(loadDir, *res.LoadForceN)
 	disp, stress := Find(blocks, "DISP"), Find(blocks, "STRESS")
 	if disp == nil || stress == nil {
 		return protocol.Refusal("CalculiX's results lack displacements or stresses")
@@ -306,6 +366,8 @@ func (res *FEAResult) fillStatic(md *model, blocks []*Block, loadDir [3]float64)
 	vm := stress.VonMises()
 	peak := maxOf(vm)
 	res.MaxVonMisesMPa, res.MaxVonMisesNode = &peak.Value, peak.Node
+	at := md.mesh.Nodes[peak.Node]
+	res.MaxVonMisesAt = at[:]
 	res.MaxVonMises = map[string]float64{}
 	for i, el := range md.mesh.Elements {
 		s := md.mesh.ElementSetOf[i]
@@ -323,8 +385,73 @@ func (res *FEAResult) fillStatic(md *model, blocks []*Block, loadDir [3]float64)
 		sf := res.Material.YieldStrengthMPa / peak.Value
 		res.SafetyFactor = &sf
 	}
-	if flag := concentration(vm); flag != "" {
+	for _, c := range cuts {
+		sec, why := md.section(c, stress)
+		if sec == nil {
+			res.SectionNote = why
+			continue
+		}
+		if at, nodes, ok := md.loadResultant(faces); ok {
+			sec.checkEquilibrium(c, force, at, nodes)
+		}
+		res.SectionStress = append(res.SectionStress, *sec)
+	}
+	if sing := md.singularityAt(peak.Node, faces); sing != nil {
+		res.MaxVonMisesSingularity = sing
+		res.Warnings = append(res.Warnings, res.singularityWarning())
+	} else if flag := concentration(vm); flag != "" {
 		res.Warnings = append(res.Warnings, flag)
 	}
 	return nil
+}
+
+// singularityWarning says that the peak is not a design value, and where
+// to read one instead.
+func (res *FEAResult) singularityWarning() string {
+	s := res.MaxVonMisesSingularity
+	w := fmt.Sprintf("max von Mises %.4g MPa at %s mm: %s", *res.MaxVonMisesMPa, point(res.MaxVonMisesAt), s.Explanation)
+	if len(res.SectionStress) == 0 {
+		return w + "; read the stress away from the face, or refine the mesh near it and see whether the peak keeps rising (calculix.check_mesh_convergence)"
+	}
+	sec := res.SectionStress[0]
+	return w + fmt.Sprintf("; the stress through the section %.4g mm from %s, linearised, is %.4g MPa (membrane %.4g, bending %.4g; section_stress): compare that with a hand calculation and the material's limits",
+		sec.DistanceMM, sec.Support, sec.LinearizedPeakMPa, sec.MembraneMPa, sec.BendingMPa)
+}
+
+// linearTetWarning warns that C3D4 elements lock in bending: a modal
+// analysis always bends, and a static one does wherever its sections
+// carry bending (or no section says it does not).
+func linearTetWarning(res *FEAResult) string {
+	if res.ElementType != "C3D4" {
+		return ""
+	}
+	why := "where the part bends"
+	if res.AnalysisType == "static_stress" && len(res.SectionStress) > 0 {
+		share := 0.0
+		for _, s := range res.SectionStress {
+			if s.LinearizedPeakMPa > 0 {
+				share = math.Max(share, s.BendingMPa/s.LinearizedPeakMPa)
+			}
+		}
+		if share < 0.1 {
+			return "" // a membrane field: constant-strain elements represent it
+		}
+		sec := res.SectionStress[0]
+		why = fmt.Sprintf("and this part bends (bending is %.0f%% of the stress through the section at %.4g mm", 100*share, sec.DistanceMM)
+		if sec.Equilibrium != nil {
+			why += fmt.Sprintf(", whose stresses miss the load's force and moment by %.0f%%", sec.Equilibrium.ErrorPct)
+		}
+		why += ")"
+	} else if res.AnalysisType == "modal" {
+		why = "and a part's low modes bend"
+	}
+	return fmt.Sprintf("the mesh is linear tetrahedra (C3D4), which lock in bending (shear locking) %s: deflections come out too small and frequencies too high, often by tens of percent; mesh again with gmsh.generate_mesh element_order 2 (C3D10) and solve again", why)
+}
+
+// point prints a position in mm.
+func point(p []float64) string {
+	if len(p) != 3 {
+		return "?"
+	}
+	return fmt.Sprintf("[%.4g, %.4g, %.4g]", p[0], p[1], p[2])
 }

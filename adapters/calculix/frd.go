@@ -154,8 +154,7 @@ func (b *Block) VonMises() map[int]float64 {
 		if len(s) < 6 {
 			continue
 		}
-		d := (s[0]-s[1])*(s[0]-s[1]) + (s[1]-s[2])*(s[1]-s[2]) + (s[2]-s[0])*(s[2]-s[0])
-		out[id] = math.Sqrt(0.5*d + 3*(s[3]*s[3]+s[4]*s[4]+s[5]*s[5]))
+		out[id] = vonMises(s)
 	}
 	return out
 }

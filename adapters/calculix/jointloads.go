@@ -1,8 +1,9 @@
 package calculix
 
 import (
-	"github.com/metaforge/metaforge/internal/vec3"
 	"math"
+
+	"github.com/metaforge/metaforge/internal/vec3"
 
 	"github.com/metaforge/metaforge/protocol"
 )

@@ -3,13 +3,14 @@ package calculix
 import (
 	"bufio"
 	"fmt"
-	"github.com/metaforge/metaforge/internal/vec3"
 	"math"
 	"os"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/metaforge/metaforge/internal/vec3"
 
 	"github.com/metaforge/metaforge/internal/meshfile"
 )

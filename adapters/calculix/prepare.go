@@ -3,12 +3,13 @@ package calculix
 import (
 	"errors"
 	"fmt"
-	"github.com/metaforge/metaforge/internal/vec3"
 	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/metaforge/metaforge/internal/vec3"
 
 	"github.com/metaforge/metaforge/internal/meshfile"
 	"github.com/metaforge/metaforge/protocol"

@@ -47,7 +47,10 @@ type ExtractResult struct {
 	MaxVonMisesMPa    *float64       `json:"max_von_mises_mpa,omitempty"`
 	MaxDisplacementMM *float64       `json:"max_displacement_mm,omitempty"`
 	PeakTemperatureC  *float64       `json:"peak_temperature_c,omitempty"`
-	Warnings          []string       `json:"warnings"`
+	// MaxStressErrorPct is the peak of CalculiX's stress error estimate
+	// (an ERROR block, written for *EL FILE ERR).
+	MaxStressErrorPct *float64 `json:"max_stress_error_pct,omitempty"`
+	Warnings          []string `json:"warnings"`
 }
 
 // concentrationRatio is how far above the field's 99th percentile a peak
@@ -133,6 +136,19 @@ func (a *Adapter) extractResults(req ExtractRequest) (*ExtractResult, error) {
 			fs.Max, fs.Min, fs.MaxAt, fs.Quantity, fs.Unit = &hi.Value, &lo.Value, at(hi.Node), "temperature", "degC"
 			if out.PeakTemperatureC == nil || hi.Value > *out.PeakTemperatureC {
 				out.PeakTemperatureC = &hi.Value
+			}
+		case "ERROR":
+			// CalculiX's error estimator: per node, how far the stress
+			// jumps between the elements meeting there, in percent.
+			e := b.Scalar()
+			hi := maxOf(e)
+			fs.Max, fs.MaxAt, fs.Unit = &hi.Value, at(hi.Node), "%"
+			fs.Quantity = "stress error estimate"
+			if len(b.Components) > 0 {
+				fs.Quantity += " (" + b.Components[0] + ")"
+			}
+			if out.MaxStressErrorPct == nil || hi.Value > *out.MaxStressErrorPct {
+				out.MaxStressErrorPct = &hi.Value
 			}
 		default:
 			fs.Quantity = "not summarised (" + b.Name + ")"

@@ -17,6 +17,9 @@ var (
 		adapters.At("load_force_n", adapters.ExclusiveMinimum(0)),
 		adapters.At("load_direction", threeNumbers...),
 		adapters.At("num_modes", adapters.Minimum(1), adapters.Maximum(50), adapters.Default(6)),
+		adapters.At("section_distances_mm", adapters.MinItems(1)),
+		adapters.At("section_distances_mm[]", adapters.ExclusiveMinimum(0)),
+		memoryRule(),
 	)...)...)
 	runThermalSchema = adapters.SchemaFor[ThermalRequest](append(meshFileRules(), append(materialRules(),
 		adapters.At("heat_source_node_set", adapters.MinLength(1)),
@@ -24,11 +27,13 @@ var (
 		adapters.At("sink_node_set", adapters.MinLength(1)),
 		adapters.At("sink_temperature_c", adapters.Minimum(-273.15), adapters.Default(20)),
 		adapters.At("analysis_mode", adapters.Enum("steady_state"), adapters.Default("steady_state")),
+		memoryRule(),
 	)...)...)
 	validateMeshSchema   = adapters.SchemaFor[ValidateRequest](meshFileRules()...)
 	extractResultsSchema = adapters.SchemaFor[ExtractRequest](adapters.At("results_file", adapters.MinLength(1)))
 	beamSchema           = adapters.SchemaFor[BeamRequest](append(materialRules(),
 		positiveArgs("length_mm", "width_mm", "height_mm", "load_n"),
+		adapters.At("section_distance_mm", adapters.Minimum(0)),
 		adapters.At("tolerance_pct", adapters.ExclusiveMinimum(0), adapters.Default(5)),
 	)...)
 	frequencySchema = adapters.SchemaFor[FrequencyRequest](append(materialRules(),
@@ -41,9 +46,8 @@ var (
 		adapters.At("tolerance_pct", adapters.ExclusiveMinimum(0), adapters.Default(2)),
 	)...)
 	convergenceSchema = adapters.SchemaFor[ConvergenceRequest](
-		adapters.At("points", adapters.MinItems(2)),
+		adapters.At("points", adapters.MinItems(3)),
 		adapters.At("points[].element_size_mm", adapters.ExclusiveMinimum(0)),
-		adapters.At("points[].max_stress_mpa", adapters.ExclusiveMinimum(0)),
 		adapters.At("points[].element_count", adapters.Minimum(1)),
 		adapters.At("threshold_pct", adapters.ExclusiveMinimum(0), adapters.Default(5)),
 	)
@@ -81,6 +85,12 @@ func materialRules() []adapters.SchemaRule {
 		adapters.At("material_properties.yield_strength_mpa", adapters.ExclusiveMinimum(0)),
 		adapters.At("material_properties.thermal_conductivity_w_mk", adapters.ExclusiveMinimum(0)),
 	}
+}
+
+// memoryRule bounds max_memory_mb below; its top is the deployment's,
+// which the call checks (planMemory) and names in the error.
+func memoryRule() adapters.SchemaRule {
+	return adapters.At("max_memory_mb", adapters.Minimum(minCallMemoryMB), adapters.Default(DefaultCallMemoryMB))
 }
 
 // positiveArgs makes each named number strictly positive.

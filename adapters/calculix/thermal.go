@@ -19,6 +19,7 @@ type ThermalRequest struct {
 	SinkNodeSet        string            `json:"sink_node_set" jsonschema:"Surface set held at sink_temperature_c."`
 	SinkTemperatureC   *float64          `json:"sink_temperature_c,omitempty"`
 	AnalysisMode       string            `json:"analysis_mode,omitempty"`
+	MaxMemoryMB        *int              `json:"max_memory_mb,omitempty" jsonschema:"Memory the solve may use, MB (default 2048, at most the deployment's maximum)."`
 }
 
 // ThermalResult is calculix.run_thermal's result.
@@ -38,6 +39,7 @@ type ThermalResult struct {
 	TemperatureRiseK  float64            `json:"temperature_rise_k"`
 	SolverTime        float64            `json:"solver_time"`
 	HeatDistribution  string             `json:"heat_distribution"`
+	Memory            memoryPlan         `json:"memory"`
 	Warnings          []string           `json:"warnings"`
 	Files             map[string]string  `json:"files"`
 }
@@ -118,7 +120,10 @@ func (a *Adapter) runThermal(ctx context.Context, req ThermalRequest) (*ThermalR
 	d.line("NT")
 	d.line("*END STEP")
 
-	run, err := a.solve(ctx, meshPath, "thermal", d.String(), "NDTEMP")
+	if res.Memory, err = a.planMemory(req.MaxMemoryMB, md.mesh, solveThermal); err != nil {
+		return nil, nil, err
+	}
+	run, err := a.solve(ctx, meshPath, "thermal", d.String(), res.Memory, "NDTEMP")
 	if err != nil {
 		return nil, nil, err
 	}

@@ -2,8 +2,9 @@ package calculix
 
 import (
 	"fmt"
-	"github.com/metaforge/metaforge/internal/vec3"
 	"math"
+
+	"github.com/metaforge/metaforge/internal/vec3"
 
 	"github.com/metaforge/metaforge/internal/meshfile"
 	"github.com/metaforge/metaforge/protocol"

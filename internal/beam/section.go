@@ -82,6 +82,13 @@ func (c Cantilever) MaxBendingStress(F float64) float64 {
 	return F * c.LengthMM * (c.Section.Depth() / 2) / c.Section.SecondMoment()
 }
 
+// BendingStressAt is M c / I at distance x (mm) from the fixed end, MPa:
+// F (L - x) (depth / 2) / I. It is what the FEA's section stress there
+// must match, where the clamp's singular peak need not.
+func (c Cantilever) BendingStressAt(F, x float64) float64 {
+	return F * (c.LengthMM - x) * (c.Section.Depth() / 2) / c.Section.SecondMoment()
+}
+
 // MassKg is the beam's mass for a density in kg/m^3.
 func (c Cantilever) MassKg(densityKgM3 float64) float64 {
 	return c.Section.Area() * c.LengthMM * 1e-9 * densityKgM3
