@@ -32,6 +32,10 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, w
 	if err != nil {
 		return nil, nil, err
 	}
+	feaMemory, err := feaMaxMemoryMB()
+	if err != nil {
+		return nil, nil, err
+	}
 	reg := adapters.NewRegistry()
 	checker := &health.Checker{
 		Service:  "metaforge-mcp",
@@ -53,7 +57,7 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, w
 		sp,
 		cadquery.New(ws, cadquery.Options{}),
 		gmsh.New(ws),
-		calculix.New(ws),
+		calculix.NewWith(ws, calculix.Options{MaxMemoryMB: feaMemory}),
 		kicad.New(ws),
 		call.New(worker.CallLookup{Client: t.Client}),
 		&health.Adapter{Checker: checker},
