@@ -23,7 +23,8 @@ const DefaultMaxUtilization = 0.8
 
 // Request is the input of power.check_budget. Optional figures are pointers
 // so that "not given" stays distinct from zero: an absent figure is unknown,
-// never assumed.
+// never assumed. dropout_v alone has a default (DefaultDropoutV), which the
+// result states, and warns of where a pass rests on it.
 type Request struct {
 	Rails    []Rail    `json:"rails" jsonschema:"Every rail in the design. Rails form a tree: each ldo or switching rail names the rail that feeds it in input_rail, and every chain ends at a supply rail."`
 	Loads    []Load    `json:"loads" jsonschema:"Every load, each on the rail that supplies it. A part drawing from several rails is one load per rail. A rail nothing draws from is not_established: declare current_ma 0 if it is truly unloaded."`
