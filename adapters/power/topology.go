@@ -30,12 +30,12 @@ const (
 )
 
 // DefaultDropoutV is the dropout taken for an LDO whose dropout_v is not
-// given: 0.3 V is the worst-case full-load dropout of the common CMOS LDOs
-// (AP2112K 0.4 V at 600 mA, MCP1700 0.35 V at 250 mA, TLV755P about 0.3 V
-// at 500 mA), so an LDO of that kind with less headroom fails. It is not a
-// bound for every linear regulator: a 1117-class part needs up to 1.3 V
-// (AMS1117 at 800 mA) and a 78xx 2 V, so a pass that rests on this default
-// with less than bipolarDropoutV of headroom carries a warning.
+// given: 0.3 V, about the full-load dropout of the common CMOS LDOs (about
+// 0.2-0.25 V typical, 0.35-0.4 V at most, e.g. MCP1700, AP2112K), so less
+// headroom than that fails even one of those. It bounds nothing for a
+// bipolar part (a 1117-class LDO needs up to 1.3 V, a 78xx about 2 V), so
+// a pass that rests on it with less than bipolarDropoutV of headroom is
+// warned about rather than given silently.
 const DefaultDropoutV = 0.3
 
 // bipolarDropoutV is the worst-case dropout of a 1117-class LDO (AMS1117,
