@@ -53,10 +53,43 @@ type electronics struct {
 			Max  *float64 `json:"max"`
 		} `json:"vectors"`
 	} `json:"rectifier"`
+	// Issue 20.
+	RCAt5TauSuffixed struct {
+		Card        string  `json:"card"`
+		NumericCard string  `json:"numericCard"`
+		Final       float64 `json:"final"`
+	} `json:"rcAt5TauSuffixed"`
+	ACSuffixed struct {
+		Card     string  `json:"card"`
+		Corner   float64 `json:"corner"`
+		DecadeUp float64 `json:"decadeUp"`
+	} `json:"acSuffixed"`
+	BadFigure  *rpcFailure `json:"badFigure"`
+	EscapedNet struct {
+		Board        []string `json:"board"`
+		Schematic    []string `json:"schematic"`
+		BoardEscaped []string `json:"boardEscaped"`
+	} `json:"escapedNet"`
+	Power map[string]budgetCase `json:"power"`
+
 	ERC          *rpcFailure `json:"erc"`
 	NotABoard    *rpcFailure `json:"notABoard"`
 	OutsideRoots *rpcFailure `json:"outsideRoots"`
 	MissingBoard *rpcFailure `json:"missingBoard"`
+}
+
+// budgetCase is power.check_budget on one supply feeding one regulator.
+type budgetCase struct {
+	Status   string   `json:"status"`
+	Summary  string   `json:"summary"`
+	Warnings []string `json:"warnings"`
+	Checks   []struct {
+		Rule   string `json:"rule"`
+		Status string `json:"status"`
+		Detail string `json:"detail"`
+	} `json:"checks"`
+	DropoutV         *float64 `json:"dropout_v"`
+	DropoutDefaulted *bool    `json:"dropout_defaulted"`
 }
 
 // The electronics reference cases of issue 6 through MCP, against
@@ -115,6 +148,8 @@ func TestElectronicsReferenceCasesThroughMCP(t *testing.T) {
 	if !o.Rectifier.Converged || len(o.Rectifier.Vectors) == 0 {
 		t.Errorf("the rectifier's exported SPICE netlist did not simulate: %+v", o.Rectifier)
 	}
+	issue20(t, o, within)
+
 	expect := func(what string, f *rpcFailure, code int, part string) {
 		t.Helper()
 		if f == nil || f.Code != code || !strings.Contains(f.Message, part) {
@@ -125,6 +160,69 @@ func TestElectronicsReferenceCasesThroughMCP(t *testing.T) {
 	expect("a schematic given as board_file", o.NotABoard, codeInvalidParams, "board_file")
 	expect("a netlist outside the allowed roots", o.OutsideRoots, codeInvalidParams, "outside the allowed roots")
 	expect("a missing board", o.MissingBoard, codeInvalidParams, "does not exist")
+}
+
+// issue20 checks issue 20's circuits and power cases through MCP.
+func issue20(t *testing.T, o electronics, within func(string, float64, float64, float64)) {
+	// SPICE suffixes: tstop "5m" and tstep "10u" write the numeric call's
+	// card, so v(cap) at 5 tau is 5 (1 - e^-5) = 4.96631 V as before, within
+	// the same 0.5%.
+	if o.RCAt5TauSuffixed.Card != ".tran 1e-05 0.005" || o.RCAt5TauSuffixed.Card != o.RCAt5TauSuffixed.NumericCard {
+		t.Errorf("suffixed transient card %q, numeric %q; want .tran 1e-05 0.005 for both", o.RCAt5TauSuffixed.Card, o.RCAt5TauSuffixed.NumericCard)
+	}
+	within(`RC v(cap) at 5 tau, tstop "5m" (V)`, o.RCAt5TauSuffixed.Final, 5*(1-math.Exp(-5)), 0.005*5*(1-math.Exp(-5)))
+	if o.RCAt5TauSuffixed.Final != o.RCAt5Tau {
+		t.Errorf(`v(cap) at 5 tau: %.9g from "5m", %.9g from 5e-3`, o.RCAt5TauSuffixed.Final, o.RCAt5Tau)
+	}
+	// fstart "159.15", fstop "1.5915k": |H| = 1/sqrt(1 + (f/fc)^2), fc =
+	// 1/(2 pi RC) = 159.155 Hz; both are sweep points: -3.0101 dB and
+	// -20.0430 dB, within 0.01 dB.
+	h := func(f float64) float64 { return -10 * math.Log10(1+math.Pow(2*math.Pi*f*1e-3, 2)) }
+	if o.ACSuffixed.Card != ".ac dec 10 159.15 1591.5" {
+		t.Errorf("suffixed AC card %q, want .ac dec 10 159.15 1591.5", o.ACSuffixed.Card)
+	}
+	within(`RC gain at fstart "159.15" (dB)`, o.ACSuffixed.Corner, h(159.15), 0.01)
+	within(`RC gain at fstop "1.5915k" (dB)`, o.ACSuffixed.DecadeUp, h(1591.5), 0.01)
+	const badFigure = `params.tstop "5 ms" is not a number: give 0.005 or "5ms" (SPICE suffixes T G MEG K M U N P F, any case; M is milli (1e-3), MEG is mega (1e6))`
+	if f := o.BadFigure; f == nil || f.Code != codeInvalidParams || !strings.Contains(f.Message, badFigure) {
+		t.Errorf(`tstop "5 ms": %+v, want INVALID_PARAMS saying %q`, f, badFigure)
+	}
+
+	// KiCad: pic_programmer's board stores "/VPP{slash}MCLR"; both netlists
+	// give "/VPP/MCLR", on the same pins.
+	e := o.EscapedNet
+	if len(e.Board) == 0 || strings.Join(e.Board, " ") != strings.Join(e.Schematic, " ") || len(e.BoardEscaped) != 0 {
+		t.Errorf("/VPP/MCLR: board pins %v, schematic pins %v, board names still escaped %v", e.Board, e.Schematic, e.BoardEscaped)
+	} else {
+		t.Logf("/VPP/MCLR on %v in both netlists", e.Board)
+	}
+
+	// Power topology rules, each budget otherwise within its allowance.
+	power := func(name, status, rule, checkStatus, says string) {
+		t.Helper()
+		c, ok := o.Power[name]
+		if !ok || c.Status != status || len(c.Checks) != 1 || c.Checks[0].Rule != rule || c.Checks[0].Status != checkStatus || !strings.Contains(c.Checks[0].Detail, says) {
+			t.Errorf("%s: %+v, want budget %s with %s %s saying %q", name, c, status, rule, checkStatus, says)
+			return
+		}
+		t.Logf("%s: %s; %s", name, c.Summary, c.Checks[0].Detail)
+	}
+	// 5 V LDO from 3.3 V: headroom -1.7 V against the default 0.3 V.
+	power("ldoFrom33", "fail", "ldo_dropout", "fail",
+		"ldo_dropout fails: an LDO's output must be below its input by at least its dropout; 5 V from 3.3 V (rail IN) has headroom -1.7 V, dropout 0.3 V (the default: dropout_v not given)")
+	if c := o.Power["ldoFrom33"]; c.Summary != "power budget fails: 1 of 2 rails break a topology rule (OUT: ldo_dropout)" || c.DropoutV == nil || *c.DropoutV != 0.3 || c.DropoutDefaulted == nil || !*c.DropoutDefaulted {
+		t.Errorf("5 V LDO from 3.3 V: summary %q, dropout %v defaulted %v", c.Summary, c.DropoutV, c.DropoutDefaulted)
+	}
+	// 3.3 V LDO from 3.6 V, dropout 0.5 V: headroom 0.3 < 0.5.
+	power("ldoDropout", "fail", "ldo_dropout", "fail", "3.3 V from 3.6 V (rail IN) has headroom 0.3 V, dropout 0.5 V")
+	power("buck", "pass", "buck_steps_down", "pass", "1.8 V from 5 V (rail IN) steps down")
+	power("fakeBuck", "fail", "buck_steps_down", "fail", "buck_steps_down fails: a buck's output must be below its input, and 12 V from 5 V (rail IN) is not")
+	power("boost", "pass", "boost_steps_up", "pass", "12 V from 5 V (rail IN) steps up")
+	power("noTopology", "pass", "switching_direction", "not_checked", "topology is not given")
+	const unchecked = "rail OUT: topology not given, so the direction of its conversion (12 V from 5 V (rail IN)) was not checked; give topology buck, boost, buck_boost or inverting"
+	if c := o.Power["noTopology"]; len(c.Warnings) != 1 || c.Warnings[0] != unchecked || !strings.HasSuffix(c.Summary, "; 1 warning (see warnings)") {
+		t.Errorf("a switching rail without topology: warnings %q, summary %q; want %q", c.Warnings, c.Summary, unchecked)
+	}
 }
 
 // boardFacts are what pcbnew itself says of a board.

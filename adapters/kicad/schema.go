@@ -150,7 +150,7 @@ const bomOutputSchema = `{
 }`
 
 const netsSchema = `{"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["name", "pins"], "properties": {
-  "name": {"type": "string"},
+  "name": {"type": "string", "description": "The net's name as KiCad shows it, the same from a board or a schematic: KiCad's escapes in a board's names are read (/VPP{slash}MCLR is /VPP/MCLR)."},
   "pins": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["reference", "pin"], "properties": {
     "reference": {"type": "string"}, "pin": {"type": "string"}, "pin_name": {"type": "string"}}}}}}}`
 

@@ -37,10 +37,18 @@ func (a *Adapter) readNets(ctx context.Context, fc FileChoice) (*netSource, erro
 	if (fc.BoardFile == "") == (fc.SchematicFile == "") {
 		return nil, protocol.Invalid("give exactly one of board_file (a .kicad_pcb) or schematic_file (a root .kicad_sch)")
 	}
+	read := func() (*netSource, error) { return a.schematicNets(fc.SchematicFile) }
 	if fc.BoardFile != "" {
-		return a.boardNets(ctx, fc.BoardFile)
+		read = func() (*netSource, error) { return a.boardNets(ctx, fc.BoardFile) }
 	}
-	return a.schematicNets(fc.SchematicFile)
+	src, err := read()
+	if err != nil {
+		return nil, err
+	}
+	// A board stores "/VPP{slash}MCLR" where the schematic's label reads
+	// VPP/MCLR; both are given as KiCad shows them.
+	src.showNetNames()
+	return src, nil
 }
 
 func (a *Adapter) schematicNets(path string) (*netSource, error) {

@@ -23,13 +23,17 @@ const (
 // figure left out is never taken as a pass.
 const description = "Static worst-case power budget per supply rail. " +
 	"Give every rail (voltage_v; source_kind supply, ldo or switching; rated_output_ma; " +
-	"input_rail, the rail feeding a regulator; efficiency for a switching regulator; quiescent_ma for an LDO) " +
+	"input_rail, the rail feeding a regulator; efficiency and topology for a switching regulator; quiescent_ma and dropout_v for an LDO) " +
 	"and every load (current_ma or power_mw, on the rail that supplies it), plus the derating rule " +
 	"(derating.max_utilization, default 0.8). " +
 	"Regulator input current is carried upstream: an LDO draws its output plus quiescent current, " +
 	"a switching regulator draws Vout x Iout / (efficiency x Vin). " +
-	"A rail passes when its load is within rated_output_ma x max_utilization. " +
-	"A figure not given is unknown and never assumed: a rail that depends on one is not_established " +
+	"A rail passes when its load is within rated_output_ma x max_utilization and its conversion keeps the topology rules, " +
+	"each a check in the rail's checks and a fail when broken: an LDO's output below its input by at least dropout_v " +
+	"(ldo_dropout; default 0.3 V, stated in the result), a buck's output below its input (buck_steps_down), " +
+	"a boost's above (boost_steps_up); give topology (buck, boost, buck_boost, inverting) on a switching rail, " +
+	"or its direction is not checked and warnings says so. " +
+	"A figure not given (dropout_v aside) is unknown and never assumed: a rail that depends on one is not_established " +
 	"(the figures are listed in missing), unless its known load already exceeds the allowance, which fails. " +
 	"A rail nothing draws from is not_established too; give a 0 mA load for a rail that is truly unloaded. " +
 	"Overall status is fail if any rail fails, else not_established if any rail is, else pass. " +

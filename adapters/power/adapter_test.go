@@ -101,6 +101,10 @@ func TestSchemaAndCallAgree(t *testing.T) {
 		"zero derating":          `{"rails": [` + supply + `], "loads": [], "derating": {"max_utilization": 0}}`,
 		"derating as percent":    `{"rails": [` + supply + `], "loads": [], "derating": {"max_utilization": 80}}`,
 		"rails not an array":     `{"rails": {"5V0": 5}, "loads": []}`,
+		"dropout on switcher":    `{"rails": [` + supply + `, {"name": "3V3", "voltage_v": 3.3, "source_kind": "switching", "input_rail": "5V0", "dropout_v": 0.3}], "loads": []}`,
+		"negative dropout":       `{"rails": [` + supply + `, {"name": "3V3", "voltage_v": 3.3, "source_kind": "ldo", "input_rail": "5V0", "dropout_v": -0.3}], "loads": []}`,
+		"topology on ldo":        `{"rails": [` + supply + `, {"name": "3V3", "voltage_v": 3.3, "source_kind": "ldo", "input_rail": "5V0", "topology": "buck"}], "loads": []}`,
+		"unknown topology":       `{"rails": [` + supply + `, {"name": "3V3", "voltage_v": 3.3, "source_kind": "switching", "input_rail": "5V0", "topology": "flyback"}], "loads": []}`,
 	}
 	for name, args := range bad {
 		t.Run(name, func(t *testing.T) {
@@ -120,6 +124,7 @@ func TestSchemaAndCallAgree(t *testing.T) {
 		`{"rails": [` + supply + `], "loads": []}`,
 		`{"rails": [` + supply + `], "loads": [{"name": "U1", "rail": "5V0"}], "derating": {}}`,
 		`{"rails": [` + supply + `], "loads": [{"name": "U1", "rail": "5V0", "current_ma": 0}], "derating": {"max_utilization": 1}}`,
+		`{"rails": [` + supply + `, {"name": "3V3", "voltage_v": 3.3, "source_kind": "ldo", "input_rail": "5V0", "dropout_v": 0.25}, {"name": "12V", "voltage_v": 12, "source_kind": "switching", "input_rail": "5V0", "topology": "boost"}], "loads": []}`,
 	}
 	for _, args := range good {
 		if err := r.ValidateArguments(ToolCheckBudget, []byte(args)); err != nil {
@@ -139,6 +144,8 @@ func TestSchemaErrorsNameTheRule(t *testing.T) {
 		`{"rails": [{"name": "A", "voltage_v": 5, "source_kind": "supply", "input_rail": "B"}], "loads": []}`:                                        "a-supply-rail-has-no-input_rail",
 		`{"rails": [{"name": "A", "voltage_v": 5, "source_kind": "ldo"}], "loads": []}`:                                                              "input_rail",
 		`{"rails": [{"name": "A", "voltage_v": 5, "source_kind": "supply"}], "loads": [{"name": "U", "rail": "A", "current_ma": 1, "power_mw": 1}]}`: "give-current_ma-or-power_mw-not-both",
+		`{"rails": [{"name": "A", "voltage_v": 5, "source_kind": "supply", "dropout_v": 1}], "loads": []}`:                                           "dropout_v-is-only-for-an-ldo-rail",
+		`{"rails": [{"name": "A", "voltage_v": 5, "source_kind": "supply", "topology": "buck"}], "loads": []}`:                                       "topology-is-only-for-a-switching-rail",
 	} {
 		err := r.ValidateArguments(ToolCheckBudget, []byte(args))
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -30,6 +30,10 @@ type Report struct {
 	Derating DeratingUsed `json:"derating"`
 	Rails    []RailReport `json:"rails"`
 	Missing  []Figure     `json:"missing"`
+	// Warnings are what a reader could misread the status without: a
+	// conversion whose direction was not checked, a pass that rests on a
+	// default dropout.
+	Warnings []string `json:"warnings"`
 }
 
 // DeratingUsed is the rule the budget was judged by, and whether it was the
@@ -59,6 +63,17 @@ type RailReport struct {
 	Status         string   `json:"status"`
 	Missing        []Figure `json:"missing"`
 	Detail         string   `json:"detail"`
+	// Checks are the topology rules judged on a regulator's conversion
+	// (ldo_dropout, buck_steps_down, boost_steps_up, switching_direction);
+	// a failed one fails the rail. A supply has none.
+	Checks []Check `json:"checks"`
+	// DropoutV is the dropout an LDO was judged by, DropoutDefaulted
+	// whether it was the default; both absent for other rails.
+	DropoutV         *float64 `json:"dropout_v,omitempty"`
+	DropoutDefaulted *bool    `json:"dropout_defaulted,omitempty"`
+	// overAllowance is whether the rail's load fails its budget, apart
+	// from its checks, so the summary can say which rule a rail breaks.
+	overAllowance bool
 }
 
 // MarshalJSON leaves input_current_ma out for a supply rail, so that null
@@ -138,11 +153,13 @@ func (c *circuit) evaluate() *Report {
 		Derating: DeratingUsed{MaxUtilization: c.maxUtilization, Defaulted: c.defaulted},
 		Rails:    make([]RailReport, len(c.req.Rails)),
 		Missing:  []Figure{},
+		Warnings: []string{},
 	}
 	seen := map[Figure]bool{}
 	for i := range c.req.Rails {
-		rr := c.judge(i, loads[i])
+		rr, warnings := c.judge(i, loads[i])
 		rep.Rails[i] = rr
+		rep.Warnings = append(rep.Warnings, warnings...)
 		for _, f := range rr.Missing {
 			if !seen[f] {
 				seen[f] = true
@@ -151,6 +168,9 @@ func (c *circuit) evaluate() *Report {
 		}
 	}
 	rep.Status, rep.Summary = summarize(rep)
+	if len(rep.Warnings) > 0 {
+		rep.Summary += fmt.Sprintf("; %s (see warnings)", plural(len(rep.Warnings), "warning"))
+	}
 	return rep
 }
 
@@ -223,13 +243,27 @@ func appendFigure(list []Figure, f Figure) []Figure {
 }
 
 // judge turns rail i's load into its report. A rail fails when its known
-// load exceeds its allowance, whatever else is unknown; it passes only when
-// every figure is known and the load is within the allowance; otherwise it is
-// not established.
-func (c *circuit) judge(i int, rl *railLoad) RailReport {
+// load exceeds its allowance, whatever else is unknown, or when its
+// conversion breaks a topology rule; it passes only when every figure is
+// known, the load is within the allowance and no rule is broken; otherwise
+// it is not established. The warnings are the checks' (see topologyChecks).
+func (c *circuit) judge(i int, rl *railLoad) (RailReport, []string) {
 	rr := c.judgeOutput(i, rl)
 	rr.Detail += ownInputFigure(c.req.Rails[i])
-	return rr
+	rr.overAllowance = rr.Status == StatusFail
+	var warnings []string
+	rr.Checks, warnings = c.topologyChecks(i)
+	if rail := c.req.Rails[i]; rail.SourceKind == KindLDO {
+		dropout, defaulted := dropoutOf(rail)
+		rr.DropoutV, rr.DropoutDefaulted = &dropout, &defaulted
+	}
+	for _, ch := range rr.Checks {
+		if ch.Status == CheckFail {
+			rr.Status = StatusFail
+			rr.Detail += "; " + ch.Detail
+		}
+	}
+	return rr, warnings
 }
 
 // judgeOutput judges rail i's output budget.
@@ -309,19 +343,29 @@ func ownInputFigure(rail Rail) string {
 // not_established if any rail is, else pass) and a one-line summary that
 // names the rails behind it.
 func summarize(rep *Report) (string, string) {
-	var failed, unknown []string
+	var over, broken, unknown []string
 	for _, r := range rep.Rails {
-		switch r.Status {
-		case StatusFail:
-			failed = append(failed, r.Name)
-		case StatusNotEstablished:
+		if r.overAllowance {
+			over = append(over, r.Name)
+		}
+		if b := brokenRules(r); b != "" {
+			broken = append(broken, b)
+		}
+		if r.Status == StatusNotEstablished {
 			unknown = append(unknown, r.Name)
 		}
 	}
 	n := len(rep.Rails)
 	switch {
-	case len(failed) > 0:
-		s := fmt.Sprintf("power budget fails: %d of %d rails over allowance (%s)", len(failed), n, strings.Join(failed, ", "))
+	case len(over) > 0 || len(broken) > 0:
+		var parts []string
+		if len(over) > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d rails over allowance (%s)", len(over), n, strings.Join(over, ", ")))
+		}
+		if len(broken) > 0 {
+			parts = append(parts, fmt.Sprintf("%d of %d rails break a topology rule (%s)", len(broken), n, strings.Join(broken, "; ")))
+		}
+		s := "power budget fails: " + strings.Join(parts, "; ")
 		if len(unknown) > 0 {
 			s += fmt.Sprintf("; %d not established (%s)", len(unknown), strings.Join(unknown, ", "))
 		}

@@ -23,7 +23,8 @@ const DefaultMaxUtilization = 0.8
 
 // Request is the input of power.check_budget. Optional figures are pointers
 // so that "not given" stays distinct from zero: an absent figure is unknown,
-// never assumed.
+// never assumed. dropout_v alone has a default (DefaultDropoutV), which the
+// result states, and warns of where a pass rests on it.
 type Request struct {
 	Rails    []Rail    `json:"rails" jsonschema:"Every rail in the design. Rails form a tree: each ldo or switching rail names the rail that feeds it in input_rail, and every chain ends at a supply rail."`
 	Loads    []Load    `json:"loads" jsonschema:"Every load, each on the rail that supplies it. A part drawing from several rails is one load per rail. A rail nothing draws from is not_established: declare current_ma 0 if it is truly unloaded."`
@@ -39,6 +40,8 @@ type Rail struct {
 	InputRail     *string  `json:"input_rail,omitempty" jsonschema:"Name of the rail feeding this regulator. Required for ldo and switching; not allowed for supply."`
 	Efficiency    *float64 `json:"efficiency,omitempty" jsonschema:"Switching regulators only: worst-case efficiency at this load, as a fraction (0.9 for 90%). Left out, the regulator's input current is unknown and its input rail cannot pass."`
 	QuiescentMA   *float64 `json:"quiescent_ma,omitempty" jsonschema:"LDOs only: worst-case quiescent (ground) current in mA. Left out, the LDO's input current is unknown and its input rail cannot pass."`
+	DropoutV      *float64 `json:"dropout_v,omitempty" jsonschema:"LDOs only: worst-case dropout in volts at this load (datasheet). The output must be below the input rail's voltage by at least this much (rule ldo_dropout). Left out, 0.3 V is taken (a CMOS LDO at full load) and the result says so; a 1117-class LDO needs up to 1.3 V."`
+	Topology      *string  `json:"topology,omitempty" jsonschema:"Switching rails only: buck (output below input, rule buck_steps_down), boost (output above input, rule boost_steps_up), buck_boost (either way, e.g. a SEPIC), inverting (a negative output; voltage_v is its magnitude). Left out, the direction is not checked and the result warns."`
 }
 
 // Load is one consumer on one rail, given as a current or a power (or
@@ -201,6 +204,24 @@ func validateRail(at string, r Rail) error {
 		}
 		if !(*r.Efficiency > 0 && *r.Efficiency <= 1) {
 			return protocol.Invalid("%s.efficiency is %g: give a fraction above 0 and at most 1 (0.9 for 90%%)", at, *r.Efficiency)
+		}
+	}
+	if r.DropoutV != nil {
+		if r.SourceKind != KindLDO {
+			return protocol.Invalid("%s.dropout_v is for an ldo rail, and %q is %s: leave dropout_v out, or give source_kind ldo", at, r.Name, r.SourceKind)
+		}
+		if !(*r.DropoutV >= 0) {
+			return protocol.Invalid("%s.dropout_v is %g: give the LDO's dropout in volts, 0 V or more", at, *r.DropoutV)
+		}
+	}
+	if r.Topology != nil {
+		if r.SourceKind != KindSwitching {
+			return protocol.Invalid("%s.topology is for a switching rail, and %q is %s: leave topology out, or give source_kind switching", at, r.Name, r.SourceKind)
+		}
+		switch *r.Topology {
+		case TopologyBuck, TopologyBoost, TopologyBuckBoost, TopologyInverting:
+		default:
+			return protocol.Invalid("%s.topology %q is not known: give buck, boost, buck_boost or inverting", at, *r.Topology)
 		}
 	}
 	if r.QuiescentMA != nil {

@@ -22,11 +22,15 @@ var inputSchema = adapters.SchemaFor[Request](
 	adapters.At("rails[].input_rail", adapters.MinLength(1)),
 	adapters.At("rails[].efficiency", adapters.ExclusiveMinimum(0), adapters.Maximum(1)),
 	adapters.At("rails[].quiescent_ma", adapters.Minimum(0)),
+	adapters.At("rails[].dropout_v", adapters.Minimum(0), adapters.Default(DefaultDropoutV)),
+	adapters.At("rails[].topology", adapters.Enum(TopologyBuck, TopologyBoost, TopologyBuckBoost, TopologyInverting)),
 	adapters.At("rails[]",
 		whenKind([]string{KindLDO, KindSwitching}, &jsonschema.Schema{Required: []string{"input_rail"}}),
 		whenKind([]string{KindSupply}, refuse("a-supply-rail-has-no-input_rail", "input_rail")),
 		whenKind([]string{KindSupply, KindLDO}, refuse("efficiency-is-only-for-a-switching-rail", "efficiency")),
-		whenKind([]string{KindSupply, KindSwitching}, refuse("quiescent_ma-is-only-for-an-ldo-rail", "quiescent_ma"))),
+		whenKind([]string{KindSupply, KindSwitching}, refuse("quiescent_ma-is-only-for-an-ldo-rail", "quiescent_ma")),
+		whenKind([]string{KindSupply, KindSwitching}, refuse("dropout_v-is-only-for-an-ldo-rail", "dropout_v")),
+		whenKind([]string{KindSupply, KindLDO}, refuse("topology-is-only-for-a-switching-rail", "topology"))),
 	adapters.At("loads[].name", adapters.MinLength(1)),
 	adapters.At("loads[].rail", adapters.MinLength(1)),
 	adapters.At("loads[].current_ma", adapters.Minimum(0)),
@@ -64,9 +68,10 @@ func refuse(anchor string, fields ...string) *jsonschema.Schema {
 const outputSchema = `{
   "type": "object",
   "additionalProperties": false,
-  "required": ["status", "summary", "derating", "rails", "missing"],
+  "required": ["status", "summary", "derating", "rails", "missing", "warnings"],
   "properties": {
     "status": {"type": "string", "enum": ["pass", "fail", "not_established"], "description": "fail if any rail fails; else not_established if any rail is; else pass."},
+    "warnings": {"type": "array", "items": {"type": "string"}, "description": "What the status could be misread without: a switching rail whose direction was not checked (no topology), an LDO that passes only on the default dropout_v."},
     "summary": {"type": "string"},
     "derating": {
       "type": "object",
@@ -83,7 +88,7 @@ const outputSchema = `{
       "items": {
         "type": "object",
         "additionalProperties": false,
-        "required": ["name", "voltage_v", "source_kind", "rated_output_ma", "allowance_ma", "load_ma", "known_load_ma", "utilization", "status", "missing", "detail"],
+        "required": ["name", "voltage_v", "source_kind", "rated_output_ma", "allowance_ma", "load_ma", "known_load_ma", "utilization", "status", "missing", "detail", "checks"],
         "properties": {
           "name": {"type": "string"},
           "voltage_v": {"type": "number"},
@@ -97,7 +102,23 @@ const outputSchema = `{
           "utilization": {"type": ["number", "null"], "description": "load_ma / rated_output_ma; null when either is unknown."},
           "status": {"type": "string", "enum": ["pass", "fail", "not_established"]},
           "missing": {"type": "array", "items": {"$ref": "#/$defs/figure"}, "description": "Unknown figures this rail's status depends on."},
-          "detail": {"type": "string"}
+          "detail": {"type": "string"},
+          "checks": {
+            "type": "array",
+            "description": "The topology rules judged on a regulator's conversion from its input rail; a failed one fails the rail. Empty for a supply.",
+            "items": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": ["rule", "status", "detail"],
+              "properties": {
+                "rule": {"type": "string", "enum": ["ldo_dropout", "buck_steps_down", "boost_steps_up", "switching_direction"], "description": "ldo_dropout: output below input by at least the dropout. buck_steps_down: output below input. boost_steps_up: output above input. switching_direction: a buck_boost or inverting rail (either way), or a switching rail with no topology (not_checked)."},
+                "status": {"type": "string", "enum": ["pass", "fail", "not_checked"]},
+                "detail": {"type": "string"}
+              }
+            }
+          },
+          "dropout_v": {"type": "number", "description": "LDOs only: the dropout the rail was judged by, in volts."},
+          "dropout_defaulted": {"type": "boolean", "description": "LDOs only: true when dropout_v was not given and the default 0.3 V was taken."}
         }
       }
     },

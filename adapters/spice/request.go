@@ -41,19 +41,33 @@ type Request struct {
 }
 
 // Params are the figures of the analysis card, in SI units (volts or amps,
-// hertz, seconds). Which are allowed depends on the analysis type.
+// hertz, seconds). Which are allowed depends on the analysis type. Each
+// figure but points is a JSON number or a string in SPICE's notation
+// ("10k", "1.6n", "5ms"), read as ngspice reads a number on a card (see
+// parseSpiceNumber); points is a count, a JSON integer only.
 type Params struct {
-	Source    *string  `json:"source,omitempty" jsonschema:"dc: name of the swept source, e.g. V1."`
-	Start     *float64 `json:"start,omitempty" jsonschema:"dc: first value."`
-	Stop      *float64 `json:"stop,omitempty" jsonschema:"dc: last value."`
-	Step      *float64 `json:"step,omitempty" jsonschema:"dc: increment (not 0)."`
-	Variation *string  `json:"variation,omitempty" jsonschema:"ac: sweep spacing."`
-	Points    *int     `json:"points,omitempty" jsonschema:"ac: points per decade or octave, or in total for lin."`
-	FStart    *float64 `json:"fstart,omitempty" jsonschema:"ac: start frequency, Hz."`
-	FStop     *float64 `json:"fstop,omitempty" jsonschema:"ac: stop frequency, Hz."`
-	TStep     *float64 `json:"tstep,omitempty" jsonschema:"transient: print step, s."`
-	TStop     *float64 `json:"tstop,omitempty" jsonschema:"transient: end time, s."`
-	TStart    *float64 `json:"tstart,omitempty" jsonschema:"transient: time from which results are kept, s (default 0)."`
+	Source    *string         `json:"source,omitempty" jsonschema:"dc: name of the swept source, e.g. V1."`
+	Start     json.RawMessage `json:"start,omitempty" jsonschema:"dc: first value (V or A)."`
+	Stop      json.RawMessage `json:"stop,omitempty" jsonschema:"dc: last value (V or A)."`
+	Step      json.RawMessage `json:"step,omitempty" jsonschema:"dc: increment (not 0)."`
+	Variation *string         `json:"variation,omitempty" jsonschema:"ac: sweep spacing."`
+	Points    *int            `json:"points,omitempty" jsonschema:"ac: points per decade or octave, or in total for lin; a JSON integer (no SPICE suffix)."`
+	FStart    json.RawMessage `json:"fstart,omitempty" jsonschema:"ac: start frequency, Hz."`
+	FStop     json.RawMessage `json:"fstop,omitempty" jsonschema:"ac: stop frequency, Hz."`
+	TStep     json.RawMessage `json:"tstep,omitempty" jsonschema:"transient: print step, s."`
+	TStop     json.RawMessage `json:"tstop,omitempty" jsonschema:"transient: end time, s."`
+	TStart    json.RawMessage `json:"tstart,omitempty" jsonschema:"transient: time from which results are kept, s (default 0)."`
+}
+
+// figures are the params a SPICE number string may give, in card order.
+var figures = []string{"start", "stop", "step", "fstart", "fstop", "tstep", "tstop", "tstart"}
+
+// raw is the figure params.<name> as given, nil when left out.
+func (p *Params) raw(name string) json.RawMessage {
+	return map[string]json.RawMessage{
+		"start": p.Start, "stop": p.Stop, "step": p.Step, "fstart": p.FStart, "fstop": p.FStop,
+		"tstep": p.TStep, "tstop": p.TStop, "tstart": p.TStart,
+	}[name]
 }
 
 // job is a validated request: the deck to run and how to report it.
@@ -97,9 +111,10 @@ func analysisCard(typ string, p *Params) (string, error) {
 		return "", protocol.Invalid("analysis_type %q is not one of op, dc, ac, transient", typ)
 	}
 	given := map[string]bool{
-		"source": p.Source != nil, "start": p.Start != nil, "stop": p.Stop != nil, "step": p.Step != nil,
-		"variation": p.Variation != nil, "points": p.Points != nil, "fstart": p.FStart != nil, "fstop": p.FStop != nil,
-		"tstep": p.TStep != nil, "tstop": p.TStop != nil, "tstart": p.TStart != nil,
+		"source": p.Source != nil, "variation": p.Variation != nil, "points": p.Points != nil,
+	}
+	for _, k := range figures {
+		given[k] = p.raw(k) != nil
 	}
 	for _, k := range []string{"source", "start", "stop", "step", "variation", "points", "fstart", "fstop", "tstep", "tstop", "tstart"} {
 		if given[k] && !contains(names, k) {
@@ -111,6 +126,16 @@ func analysisCard(typ string, p *Params) (string, error) {
 			return "", protocol.Invalid("params.%s is required for a %s analysis (it takes: %s)", k, typ, strings.Join(names, ", "))
 		}
 	}
+	v := map[string]float64{}
+	for _, k := range figures {
+		if given[k] {
+			f, err := figure(k, p.raw(k))
+			if err != nil {
+				return "", err
+			}
+			v[k] = f
+		}
+	}
 	switch typ {
 	case AnalysisOP:
 		return ".op", nil
@@ -118,35 +143,35 @@ func analysisCard(typ string, p *Params) (string, error) {
 		if !sourceName.MatchString(*p.Source) {
 			return "", protocol.Invalid("params.source %q is not a source name such as V1", *p.Source)
 		}
-		if *p.Step == 0 {
+		if v["step"] == 0 {
 			return "", protocol.Invalid("params.step must not be 0")
 		}
-		if (*p.Stop-*p.Start)/(*p.Step) < 0 {
-			return "", protocol.Invalid("params.step %s goes away from stop %s", num(*p.Step), num(*p.Stop))
+		if (v["stop"]-v["start"])/v["step"] < 0 {
+			return "", protocol.Invalid("params.step %s goes away from stop %s%s", num(v["step"]), num(v["stop"]), megaHint(p, "start", "stop", "step"))
 		}
-		return ".dc " + *p.Source + " " + num(*p.Start) + " " + num(*p.Stop) + " " + num(*p.Step), nil
+		return ".dc " + *p.Source + " " + num(v["start"]) + " " + num(v["stop"]) + " " + num(v["step"]), nil
 	case AnalysisAC:
-		v := *p.Variation
-		if v != "dec" && v != "oct" && v != "lin" {
-			return "", protocol.Invalid("params.variation %q is not one of dec, oct, lin", v)
+		variation := *p.Variation
+		if variation != "dec" && variation != "oct" && variation != "lin" {
+			return "", protocol.Invalid("params.variation %q is not one of dec, oct, lin", variation)
 		}
 		if *p.Points < 1 {
 			return "", protocol.Invalid("params.points must be at least 1")
 		}
-		if *p.FStart <= 0 || *p.FStop < *p.FStart {
-			return "", protocol.Invalid("params.fstart must be > 0 and params.fstop >= fstart (got %s, %s)", num(*p.FStart), num(*p.FStop))
+		if v["fstart"] <= 0 || v["fstop"] < v["fstart"] {
+			return "", protocol.Invalid("params.fstart must be > 0 and params.fstop >= fstart (got %s, %s)%s", num(v["fstart"]), num(v["fstop"]), megaHint(p, "fstart", "fstop"))
 		}
-		return ".ac " + v + " " + strconv.Itoa(*p.Points) + " " + num(*p.FStart) + " " + num(*p.FStop), nil
+		return ".ac " + variation + " " + strconv.Itoa(*p.Points) + " " + num(v["fstart"]) + " " + num(v["fstop"]), nil
 	default: // transient
-		if *p.TStep <= 0 || *p.TStop <= 0 {
+		if v["tstep"] <= 0 || v["tstop"] <= 0 {
 			return "", protocol.Invalid("params.tstep and params.tstop must be > 0")
 		}
-		card := ".tran " + num(*p.TStep) + " " + num(*p.TStop)
-		if p.TStart != nil {
-			if *p.TStart < 0 || *p.TStart >= *p.TStop {
-				return "", protocol.Invalid("params.tstart must be >= 0 and < tstop")
+		card := ".tran " + num(v["tstep"]) + " " + num(v["tstop"])
+		if given["tstart"] {
+			if v["tstart"] < 0 || v["tstart"] >= v["tstop"] {
+				return "", protocol.Invalid("params.tstart must be >= 0 and < tstop (got %s, %s)%s", num(v["tstart"]), num(v["tstop"]), megaHint(p, "tstart", "tstop"))
 			}
-			card += " " + num(*p.TStart)
+			card += " " + num(v["tstart"])
 		}
 		return card, nil
 	}

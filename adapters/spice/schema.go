@@ -32,10 +32,21 @@ var inputSchema = adapters.SchemaFor[Request](
 	adapters.At("netlist", adapters.MinLength(1)),
 	adapters.At("netlist_path", adapters.MinLength(1)),
 	adapters.At("analysis_type", adapters.Enum(AnalysisOP, AnalysisDC, AnalysisAC, AnalysisTransient)),
-	// Which params are allowed is the analysis type's to say (above).
-	adapters.At("params", func(s *jsonschema.Schema) { s.AdditionalProperties = nil }),
+	// Which params are allowed is the analysis type's to say (above); the
+	// figures' notation is said once, on params.
+	adapters.At("params", func(s *jsonschema.Schema) {
+		s.AdditionalProperties = nil
+		s.Description += ` Every figure but points is a JSON number or a string in SPICE notation, read as ngspice reads a number on a card: "10k", "1.6n", "2.2u", "1meg", "100p", "1e-3", "5ms", "10kHz" (letters after the number or its suffix are ignored; ` + suffixHelp + `; an A suffix is refused, atto to ngspice 42 and later, ignored before). points is a JSON integer.`
+	}),
 	adapters.At("params.source", adapters.MinLength(1)),
-	adapters.At("params.step", func(s *jsonschema.Schema) { s.Not = &jsonschema.Schema{}; adapters.Const(0)(s.Not) }),
+	adapters.At("params.start", spiceFigure),
+	adapters.At("params.stop", spiceFigure),
+	adapters.At("params.step", spiceFigure, func(s *jsonschema.Schema) { s.Not = &jsonschema.Schema{}; adapters.Const(0)(s.Not) }),
+	adapters.At("params.fstart", spiceFigure),
+	adapters.At("params.fstop", spiceFigure),
+	adapters.At("params.tstep", spiceFigure),
+	adapters.At("params.tstop", spiceFigure),
+	adapters.At("params.tstart", spiceFigure),
 	adapters.At("params.variation", adapters.Enum("dec", "oct", "lin")),
 	adapters.At("params.points", adapters.Minimum(1)),
 	adapters.At("params.fstart", adapters.ExclusiveMinimum(0)),
@@ -46,6 +57,14 @@ var inputSchema = adapters.SchemaFor[Request](
 	adapters.At("vectors[]", adapters.MinLength(1)),
 	adapters.At("max_points", adapters.Minimum(1), adapters.Maximum(MaxMaxPoints), adapters.Default(DefaultMaxPoints)),
 )
+
+// spiceFigure lets a figure of the card be a JSON number or a string in
+// SPICE's notation; bounds (minimum, not 0) constrain the number form,
+// and Call reads the string form and checks the same bounds.
+func spiceFigure(s *jsonschema.Schema) {
+	adapters.Type("number", "string")(s)
+	s.Description += ` A JSON number, or a SPICE number string such as "5m" (M is milli; see params).`
+}
 
 // analysisTakes says which params an analysis type requires and allows
 // (required, then optional); an analysis with none takes no params.
