@@ -138,8 +138,10 @@ func TestMechanicalReferenceCasesThroughMCP(t *testing.T) {
 	if o.Static.CrossCheckPassed == nil || !*o.Static.CrossCheckPassed {
 		t.Errorf("calculix.cross_check_cantilever_beam did not pass the FEA deflection: %v", o.Static.CrossCheckPassed)
 	}
-	if len(o.Static.Warnings) != 0 {
-		t.Errorf("end faces are not whole-length faces, so no warning: %v", o.Static.Warnings)
+	// End faces are not whole-length faces, so the one warning is issue
+	// 20's: the peak sits at the clamp, a singularity, not a design value.
+	if len(o.Static.Warnings) != 1 || !strings.Contains(o.Static.Warnings[0], "singularity") {
+		t.Errorf("want only the clamp-singularity warning: %v", o.Static.Warnings)
 	}
 	// First bending frequency within 3% of Euler-Bernoulli (about 835 Hz).
 	f1 := 1.875104068711961 * 1.875104068711961 / (2 * math.Pi * 100 * 100) * math.Sqrt(210000*I/(7850e-12*100))
