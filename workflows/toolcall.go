@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -213,7 +214,11 @@ func failedCall(in ToolCallInput, err error) ToolCallResult {
 		res.Attempts = attemptsAllowed(in)
 		res.Error = &CallError{Code: int(protocol.ToolExecutionError), Type: protocol.ToolExecutionError.Name(),
 			Details: fmt.Sprintf("the worker running %s stopped responding (no heartbeat for %s)%s", in.ToolID, HeartbeatTimeout, notRetriedNote(in))}
-	case errors.As(err, &timeoutErr):
+	case errors.As(err, &timeoutErr) || errors.Is(err, context.DeadlineExceeded):
+		// A local activity that returns its context's error just as its
+		// deadline passes reaches the workflow as that error, not as the
+		// SDK's timeout (the SDK takes a result that is ready over the
+		// deadline): it is the same timeout.
 		res.Attempts = attemptsAllowed(in)
 		res.DurationMs = float64(in.TimeoutSeconds) * 1000
 		res.Error = &CallError{Code: int(protocol.ToolTimeout), Type: protocol.ToolTimeout.Name(),
