@@ -27,6 +27,10 @@ type FactsReader interface {
 type DesignFlows struct {
 	Facts    FactsReader
 	Registry *adapters.Registry
+	// LoadCases reads the recorded load cases an analysis phase solves;
+	// WorkspaceRoot is where their meshes' call folders are.
+	LoadCases     LoadCaseTwin
+	WorkspaceRoot string
 }
 
 // EvaluateGate judges a phase's gate against what the twin holds now.
@@ -64,7 +68,7 @@ func (d *DesignFlows) PrepareStepEvidence(ctx context.Context, req workflows.Pre
 		args, err := json.Marshal(map[string]any{
 			"project_id": req.ProjectID, "name": fmt.Sprintf("%s %s", req.CaseName, v.Metric), "kind": "simulation",
 			"metric": v.Metric, "value": v.Value, "unit": v.Unit, "valid_against": req.Case.ValidAgainst,
-			"data": map[string]any{"run_id": req.RunID, "load_case": req.CaseName, "tool_id": req.Step.ToolID, "call_id": req.FromCall, "field": v.Field},
+			"data": evidenceData(req, v.Field),
 		})
 		if err != nil {
 			return out, err
@@ -78,6 +82,24 @@ func (d *DesignFlows) PrepareStepEvidence(ctx context.Context, req workflows.Pre
 		out.Calls = append(out.Calls, in)
 	}
 	return out, nil
+}
+
+// evidenceData is what a step's evidence records of how it was computed:
+// the run, the case, the call and the field; for a recorded load case also
+// the faces and mesh it was solved on (the run's own keys win).
+func evidenceData(req workflows.PrepareStepEvidenceRequest, field string) map[string]any {
+	data := map[string]any{}
+	for k, v := range req.CaseData {
+		data[k] = v
+	}
+	data["load_case_name"] = req.CaseName
+	if _, ok := data["load_case"]; !ok {
+		data["load_case"] = req.CaseName
+	}
+	for k, v := range map[string]any{"run_id": req.RunID, "tool_id": req.Step.ToolID, "call_id": req.FromCall, "field": field} {
+		data[k] = v
+	}
+	return data
 }
 
 // PrepareStepCall resolves a step's tool and checks its arguments against

@@ -13,6 +13,7 @@ import (
 // activities fail and say so.
 type Twin interface {
 	FactsReader
+	LoadCaseTwin
 	LoopTwin
 	MetricTwin
 	ThermalTwin
@@ -32,12 +33,12 @@ func RegisterToolActivities(r worker.ActivityRegistry, t *Tools) {
 // short tools ToolCall runs as local activities. registry resolves the
 // tools a step calls.
 func RegisterWorkflowActivities(r worker.ActivityRegistry, tools *Tools, twin Twin) {
-	designFlows := &DesignFlows{Registry: tools.Registry}
+	designFlows := &DesignFlows{Registry: tools.Registry, WorkspaceRoot: tools.WorkspaceRoot}
 	loops := &DesignLoops{}
 	metrics := &Metrics{Steps: designFlows}
 	thermal := &Thermal{Steps: designFlows}
 	if twin != nil {
-		designFlows.Facts, loops.Twin, metrics.Twin, thermal.Twin = twin, twin, twin, twin
+		designFlows.Facts, designFlows.LoadCases, loops.Twin, metrics.Twin, thermal.Twin = twin, twin, twin, twin, twin
 	} else {
 		designFlows.Facts = noTwin{}
 	}
@@ -46,6 +47,8 @@ func RegisterWorkflowActivities(r worker.ActivityRegistry, tools *Tools, twin Tw
 		workflows.VerifyCompletionActivity:         designFlows.VerifyCompletion,
 		workflows.PrepareStepCallActivity:          designFlows.PrepareStepCall,
 		workflows.PrepareStepEvidenceActivity:      designFlows.PrepareStepEvidence,
+		workflows.PlanLoadCasesActivity:            designFlows.PlanLoadCases,
+		workflows.BuildLoadCaseStepActivity:        designFlows.BuildLoadCaseStep,
 		workflows.EvaluateLoopCandidateActivity:    loops.EvaluateLoopCandidate,
 		workflows.RecordLoopActivity:               loops.RecordLoop,
 		workflows.RecordLoopIterationActivity:      loops.RecordLoopIteration,

@@ -124,6 +124,7 @@ var annotationTable = map[string]Annotations{
 	"twin.item_history":               {ReadOnly: true, Idempotent: true},
 	"twin.record_decision":            {},
 	"twin.record_document":            {},
+	"twin.record_load_case":           {},
 	"twin.record_engineering_entity":  {},
 	"twin.approve_engineering_entity": {HumanAuthority: true, Idempotent: true},
 	"twin.record_claim":               {},

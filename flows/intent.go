@@ -22,6 +22,9 @@ type Intent struct {
 	// Loads are inputs to analysis (forces, torques, carried masses,
 	// pressures), not criteria: the part must carry them.
 	Loads                []Load    `json:"loads"`
+	// LoadCaseDrafts are the load cases the loads imply, for the
+	// requirements phase to complete with a part and faces.
+	LoadCaseDrafts []LoadCaseDraft `json:"load_case_drafts,omitempty"`
 	Material             string    `json:"material,omitempty"`
 	ManufacturingRoute   string    `json:"manufacturing_route,omitempty"`
 	ManufacturingContext string    `json:"manufacturing_context,omitempty"`
@@ -81,11 +84,15 @@ func (s SuccessCriterion) String() string {
 	return strings.TrimSpace(fmt.Sprintf("%s %s %s %s", s.Metric, s.Operator, formatNumber(s.Limit), s.Unit))
 }
 
-// Load is a load the design must carry, as stated.
+// Load is a load the design must carry, in engineering units: a mass
+// held is its weight in N, with what was stated and the conversion.
 type Load struct {
 	Magnitude float64 `json:"magnitude"`
 	Unit      string  `json:"unit"`
 	Text      string  `json:"text"`
+	// Stated is the quantity as written, when it was converted.
+	Stated     string `json:"stated,omitempty"`
+	Conversion string `json:"conversion,omitempty"`
 }
 
 // Unknown is something the text does not say. Blocking unknowns stop the
@@ -153,6 +160,7 @@ func CompileIntentWith(in IntentInput) Intent {
 	}
 	it.Constraints = dedupeConstraints(it.Constraints)
 	it.Loads = dedupeLoads(it.Loads)
+	it.LoadCaseDrafts = loadCaseDrafts(it.Loads)
 	for _, c := range it.Constraints {
 		if isBound(c.Operator) && c.Limit != nil && c.Metric != "" {
 			it.SuccessCriteria = append(it.SuccessCriteria, SuccessCriterion{Metric: c.Metric, Operator: c.Operator,

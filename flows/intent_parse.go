@@ -58,9 +58,10 @@ func parseQuantities(text string) parsedQuantities {
 				op = followingComparator(text[m.end:c.end])
 			}
 			if r.load {
-				out.loads = append(out.loads, Load{Magnitude: m.value, Unit: m.unit, Text: clauseText(text, c)})
+				l := asLoad(m.value, m.unit, m.dim, clauseText(text, c))
+				out.loads = append(out.loads, l)
 				out.constraints = append(out.constraints, IntentConstraint{Category: r.category, Text: clauseText(text, c),
-					Metric: "load", Limit: ptr(m.value), Unit: m.unit})
+					Metric: "load", Limit: ptr(l.Magnitude), Unit: l.Unit})
 				continue
 			}
 			if op == "" {

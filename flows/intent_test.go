@@ -1,6 +1,7 @@
 package flows
 
 import (
+	"math"
 	"reflect"
 	"testing"
 )
@@ -171,7 +172,8 @@ func TestCompileIntentUnknowns(t *testing.T) {
 	if with.ManufacturingRoute != "sheet_metal" || with.TargetMaturity != "prototype" {
 		t.Errorf("route %q maturity %q", with.ManufacturingRoute, with.TargetMaturity)
 	}
-	if len(with.Loads) != 1 || with.Loads[0].Magnitude != 15 || with.Loads[0].Unit != "kg" {
+	// A 15 kg shelf hanging on it is its weight: 15 x 9.80665 = 147.1 N.
+	if len(with.Loads) != 1 || math.Abs(with.Loads[0].Magnitude-15*9.80665) > 1e-9 || with.Loads[0].Unit != "N" || with.Loads[0].Stated != "15 kg" {
 		t.Errorf("loads = %+v", with.Loads)
 	}
 	if !hasCriterion(with, "unit_cost <= 8 USD") {

@@ -65,7 +65,7 @@ var profiles = []Profile{
 	},
 	{
 		Name: "simulation",
-		For:  "FEA, circuit simulation, meshes and the evidence they produce, including twin.record_document for a simulation_result or load_case",
+		For:  "FEA, circuit simulation, meshes and the evidence they produce, including twin.record_load_case and twin.record_document for a simulation_result",
 		Tools: []string{
 			"health.check", "call.get_result", "project.get", "project.open", "session.start",
 			"cadquery.get_properties", "cadquery.export_geometry", "gmsh.generate_mesh", "gmsh.list_named_faces",
@@ -74,7 +74,7 @@ var profiles = []Profile{
 			"calculix.cross_check_cantilever_frequency", "calculix.cross_check_thermal_steady_state",
 			"calculix.compute_joint_loads", "spice.run_simulation",
 			"twin.evaluate_metric", "twin.evaluate_thermal_metric",
-			"twin.record_document", "twin.record_evidence", "twin.record_claim", "twin.what_verifies",
+			"twin.record_document", "twin.record_load_case", "twin.record_evidence", "twin.record_claim", "twin.what_verifies",
 			"twin.get_node", "twin.item_history", "twin.where_used", "twin.constraint_violations",
 		},
 	},
@@ -114,7 +114,7 @@ var profiles = []Profile{
 			"gmsh.generate_mesh", "calculix.run_fea", "calculix.extract_results",
 			"twin.get_node", "twin.item_history", "twin.where_used", "twin.thread_for",
 			"twin.record_constraint_set", "constraint.validate", "twin.constraint_violations",
-			"twin.record_decision", "twin.record_document", "twin.record_evidence", "twin.record_claim",
+			"twin.record_decision", "twin.record_document", "twin.record_load_case", "twin.record_evidence", "twin.record_claim",
 			"twin.what_verifies", "twin.record_engineering_entity",
 		},
 		Lacks: "the FreeCAD session tools are not in this build; CadQuery stands in for them",

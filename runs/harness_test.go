@@ -59,13 +59,25 @@ type harness struct {
 // test's own, for runs whose steps solve.
 func solverAdapters(t *testing.T) []adapters.Adapter {
 	t.Helper()
-	ws := workspace.New(t.TempDir())
+	return solversIn(t, workspace.New(t.TempDir()))
+}
+
+func solversIn(t *testing.T, ws *workspace.Workspace) []adapters.Adapter {
+	t.Helper()
 	cq := cadquery.New(ws, cadquery.Options{})
 	t.Cleanup(func() { _ = cq.Close() })
 	return []adapters.Adapter{cq, gmsh.New(ws), calculix.New(ws)}
 }
 
 func newHarness(t *testing.T, extra ...adapters.Adapter) *harness {
+	t.Helper()
+	return newHarnessIn(t, nil, extra...)
+}
+
+// newHarnessIn is a harness whose twin and design flows share the solvers'
+// workspace ws (nil: none), as serve's do: the twin hands a part's STEP to
+// the mesher there, and a flow finds a revision meshed before.
+func newHarnessIn(t *testing.T, ws *workspace.Workspace, extra ...adapters.Adapter) *harness {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
@@ -85,7 +97,11 @@ func newHarness(t *testing.T, extra ...adapters.Adapter) *harness {
 			t.Fatal(err)
 		}
 	}
-	workertest.StartWorkersWith(t, tmp, reg, worker.Deps{Twin: backend})
+	deps := worker.Deps{Twin: backend}
+	if ws != nil {
+		backend.Files, deps.WorkspaceRoot = ws, ws.Root
+	}
+	workertest.StartWorkersWith(t, tmp, reg, deps)
 	h := &harness{t: t, ctx: ctx, temporal: tmp, reg: reg, runs: svc, facts: backend,
 		queue: approvals.Queue{Client: tmp.Client, Namespace: tmp.Namespace}}
 	p := h.call("project.create", map[string]any{"name": "bracket-" + newID()})

@@ -103,10 +103,26 @@ func (r *run) runPhase(ctx workflow.Context, i int) error {
 	if steps, ok := r.stepInputs(p); ok {
 		ps.Status = flows.PhaseRunningSteps
 		r.state.Status = flows.RunRunningSteps
-		return r.runSteps(ctx, i, steps)
+		return r.runSteps(ctx, i, steps, nil)
 	}
 	if len(p.Steps) > 0 {
 		ps.StepsSkipped = fmt.Sprintf("the run has no %s input, so the client does this phase", p.Steps[0].ForEach)
+	}
+	if len(p.Steps) > 0 && p.Steps[0].ForEach == "load_cases" &&
+		workflow.GetVersion(ctx, recordedLoadCasesChange, workflow.DefaultVersion, 1) == 1 {
+		ps.Status = flows.PhaseRunningSteps
+		r.state.Status = flows.RunRunningSteps
+		rc, err := r.recordedLoadCases(ctx, i)
+		if err != nil {
+			return err
+		}
+		ps.Steps = append(ps.Steps, rc.failed...)
+		if len(rc.cases) > 0 || len(rc.failed) > 0 {
+			ps.StepsSkipped = joinSkipped(rc.skipped)
+			return r.runSteps(ctx, i, rc.cases, rc.evidence)
+		}
+		ps.StepsSkipped = fmt.Sprintf("the run has no %s input and the project records no load case ready to solve (twin.record_load_case)%s, so the client does this phase",
+			p.Steps[0].ForEach, skippedSuffix(rc.skipped))
 	}
 	now := workflow.Now(ctx)
 	ps.Status, ps.ClaimableAt = flows.PhaseWaitingForClient, &now

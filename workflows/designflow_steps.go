@@ -22,7 +22,10 @@ const StepCaller = "design-flow"
 // evidence, each record a child ToolCall too. A step that fails is
 // reported on the phase; its gate then finds the evidence missing. JSON is
 // built and read by activities only: the workflow hands payloads through.
-func (r *run) runSteps(ctx workflow.Context, i int, cases []flows.StepCase) error {
+//
+// evidence, when not nil, is what each case's evidence records beside its
+// result (a recorded load case's faces and mesh).
+func (r *run) runSteps(ctx workflow.Context, i int, cases []flows.StepCase, evidence []map[string]any) error {
 	p := r.flow.Phases[i]
 	ps := &r.state.Phases[i]
 	for si, s := range p.Steps {
@@ -42,9 +45,13 @@ func (r *run) runSteps(ctx workflow.Context, i int, cases []flows.StepCase) erro
 				ps.Steps = append(ps.Steps, sr)
 				continue
 			}
-			calls, err := r.recordStepEvidence(ctx, PrepareStepEvidenceRequest{RunID: r.state.RunID, ProjectID: r.state.ProjectID,
+			req := PrepareStepEvidenceRequest{RunID: r.state.RunID, ProjectID: r.state.ProjectID,
 				Step: s, Case: c, CaseName: name, FromCall: callID, Result: res.Data,
-				CallIDPrefix: r.stepCallID(p.Name, ps.Attempt, si, ci, "evidence")})
+				CallIDPrefix: r.stepCallID(p.Name, ps.Attempt, si, ci, "evidence")}
+			if ci < len(evidence) {
+				req.CaseData = evidence[ci]
+			}
+			calls, err := r.recordStepEvidence(ctx, req)
 			if err != nil {
 				return err
 			}

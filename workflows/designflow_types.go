@@ -42,7 +42,57 @@ const (
 	// PrepareStepEvidenceActivity turns a step's result into the
 	// twin.record_evidence calls that record the fields the step names.
 	PrepareStepEvidenceActivity = "PrepareStepEvidence"
+	// PlanLoadCasesActivity resolves the project's recorded load cases
+	// against the parts' current revisions, with each one's mesh call.
+	PlanLoadCasesActivity = "PlanLoadCases"
+	// BuildLoadCaseStepActivity picks a load case's faces on its mesh and
+	// gives the calculix.run_fea step that solves it.
+	BuildLoadCaseStepActivity = "BuildLoadCaseStep"
 )
+
+// PlanLoadCasesRequest asks for the project's load cases as they stand.
+type PlanLoadCasesRequest struct {
+	RunID     string `json:"run_id"`
+	ProjectID string `json:"project_id"`
+}
+
+// LoadCasePlans are the load cases an analysis solves now, and those it
+// skips with the reason.
+type LoadCasePlans struct {
+	Plans   []LoadCasePlan `json:"plans"`
+	Skipped []string       `json:"skipped,omitempty"`
+}
+
+// LoadCasePlan is one recorded load case resolved against its part's
+// current revision: the mesh call for that revision's geometry (named by
+// its content, so a revision already meshed is not meshed again) and what
+// the step that solves it needs.
+type LoadCasePlan struct {
+	Name     string `json:"name"`
+	LoadCase string `json:"load_case"` // KEY@n
+	PartRef  string `json:"part_ref"`  // KEY@n, the revision solved
+	// Mesh is the gmsh.generate_mesh call; MeshFile is set instead when
+	// that call's mesh is already in the workspace.
+	Mesh     ToolCallInput `json:"mesh"`
+	MeshFile string        `json:"mesh_file,omitempty"`
+	// Target is the resolved load case, for BuildLoadCaseStep.
+	Target json.RawMessage `json:"target"`
+}
+
+// BuildLoadCaseStepRequest is a planned load case and its mesh: the mesh
+// call's result, or the plan's MeshFile when it was already meshed.
+type BuildLoadCaseStepRequest struct {
+	Plan LoadCasePlan    `json:"plan"`
+	Mesh json.RawMessage `json:"mesh,omitempty"`
+}
+
+// LoadCaseStep is a load case ready to solve: the step's case (run_fea's
+// arguments, the revisions it is valid against) and what its evidence
+// records of how it was solved (load case, faces picked, mesh).
+type LoadCaseStep struct {
+	Case     flows.StepCase `json:"case"`
+	Evidence map[string]any `json:"evidence"`
+}
 
 // PrepareStepEvidenceRequest is a step's result to record as evidence.
 type PrepareStepEvidenceRequest struct {
@@ -56,6 +106,9 @@ type PrepareStepEvidenceRequest struct {
 	// CallIDPrefix seeds the evidence calls' ids, so a retried activity
 	// names the same calls.
 	CallIDPrefix string `json:"call_id_prefix"`
+	// CaseData is what the evidence records of how a recorded load case
+	// was solved; nil for a run input's case.
+	CaseData map[string]any `json:"case_data,omitempty"`
 }
 
 // StepEvidenceCalls are the evidence calls to run, and the fields the

@@ -27,6 +27,10 @@ var recordedRuns = []string{
 	"designflow/mech_v1_rework_waiver_rejected_local_gate.json",
 	"designflow/hardware_v1_patched_rejected_local_gate.json",
 	"designflow/design_v1_rejected_local_gate.json",
+	// A mech_v1 run whose analysis solves the project's recorded load cases
+	// on the part's current revision, before and after a rework
+	// (recorded-load-cases 1).
+	"designflow/mech_v1_recorded_load_cases_local_gate.json",
 	"designloop/wall_approved.json",
 	"designloop/wall_infeasible.json",
 	"evaluatemetric/tier0_decides.json",

@@ -25,20 +25,23 @@ func flowTools() []tool {
 			Idempotent: true, TimeoutSeconds: 10}, listFlows),
 		adapters.Declare(adapters.Manifest{ToolID: "flow.compile_intent", Name: "Compile an intent", Capability: "design_flow",
 			Description: "Turn a goal into the structured intent: goal versus immediate request, categorised constraints, measurable " +
-				"success criteria (metric, operator, limit, unit), loads, material, manufacturing route, and unknowns marked blocking. " +
-				"Deterministic; stores nothing.",
+				"success criteria (metric, operator, limit, unit), loads in engineering units (a mass a part holds, carries or supports " +
+				"is its weight, m x 9.80665 N, the conversion shown; forces and pressures as stated) with the load cases they imply " +
+				"(load_case_drafts), material, manufacturing route, and unknowns marked blocking. Deterministic; stores nothing.",
 			Idempotent: true, TimeoutSeconds: 10}, compileIntent, intentRules...),
 		adapters.Declare(adapters.Manifest{ToolID: "flow.propose", Name: "Propose a flow version", Capability: "design_flow",
 			Description: "Tailor a template to a goal and hold the result for a person: records a flow version in the project and puts " +
 				"its approval in the approvals queue, where an identified person approves it (the /approvals page, POST /v1/approvals/{id}/decision, " +
-				"or metaforge approve ID). Returns the changes, flow_version_id and approval_id; starts no run. When the goal leaves the " +
+				"or metaforge approve ID). Returns the changes, flow_version_id and approval_id; starts no run. The goal's loads (a mass held is its weight, m x 9.80665 N) are recorded as draft load cases (load_case_drafts) for the requirements phase to complete with twin.record_load_case. When the goal leaves the " +
 				"manufacturing route, target maturity or loads unknown, returns status needs_input with the questions and records nothing.",
 			Idempotent: true, TimeoutSeconds: 30}, propose, slices.Concat(intentRules, []adapters.SchemaRule{adapters.At("project_id", adapters.MinLength(1)), flowRule})...),
 		adapters.Declare(adapters.Manifest{ToolID: "flow.start_run", Name: "Start a design-flow run", Capability: "design_flow",
 			Description: "Start a run of a flow version a person approved (refused, with who to ask, until then). The run is a durable " +
-				"DesignFlow workflow: each phase waits for the connected client (phase.list_tasks, phase.claim, phase.submit) unless the " +
-				"run's inputs feed its steps (inputs.load_cases: one calculix.run_fea per case, {name, arguments, valid_against}, each " +
-				"result recorded as evidence); each gate is judged against the twin and decided by a person. Returns run_id.",
+				"DesignFlow workflow: each phase waits for the connected client (phase.list_tasks, phase.claim, phase.submit), except an " +
+				"analysis phase with load cases: the usual way is to record them in the twin (twin.record_load_case), and the phase then " +
+				"meshes and solves each against its part's current revision when it runs, recording the evidence against that revision; " +
+				"or inputs.load_cases gives complete calculix.run_fea arguments per case ({name, arguments, valid_against}). Each gate is " +
+				"judged against the twin and decided by a person. Returns run_id.",
 			Idempotent: true, TimeoutSeconds: 30}, startRun, startRunRules...),
 		adapters.Declare(adapters.Manifest{ToolID: "flow.status", Name: "Run status", Capability: "design_flow",
 			Description: "Phase-by-phase state of one run: each phase's status, claimant, submission and steps; each gate's criteria " +
@@ -199,6 +202,10 @@ func propose(ctx context.Context, s *Service, a proposeArgs) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	drafts, err := recordLoadCaseDrafts(ctx, s, a.ProjectID, intent.LoadCaseDrafts)
+	if err != nil {
+		return nil, err
+	}
 	args, _ := json.Marshal(map[string]any{"project_id": a.ProjectID, "node_id": n.ID,
 		"comment": fmt.Sprintf("approve flow version %s (%s) to be run", n.ID, tailored.ID)})
 	summary := fmt.Sprintf("Approve design flow %s for %q: %d phases, %d changes from the template", tailored.ID, clip(a.Goal, 200),
@@ -211,7 +218,7 @@ func propose(ctx context.Context, s *Service, a proposeArgs) (any, error) {
 		return nil, fmt.Errorf("the version %s is recorded but its approval could not be queued: %w", n.ID, err)
 	}
 	return detached(hold, map[string]any{"status": "proposed", "flow_version_id": n.ID, "approval_id": approvalID, "flow": tailored,
-		"changes": changes, "intent": intent,
+		"changes": changes, "intent": intent, "load_case_drafts": drafts,
 		"next": "an identified person approves " + approvalID + " (the /approvals page, POST /v1/approvals/" + approvalID +
 			"/decision, or metaforge approve " + approvalID + "); then flow.start_run with flow_version_id " + n.ID})
 }

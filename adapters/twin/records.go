@@ -5,6 +5,6 @@ package twin
 // approvals.go and claims.go; and the tube tools that record evidence and
 // decisions from a committed tube (tube.go: optimize.go, sensitivity.go).
 func recordTools() []tool {
-	out := []tool{recordDecisionTool(), recordDocumentTool(), recordEngineeringEntityTool(), approveEngineeringEntityTool(), recordClaimTool()}
+	out := []tool{recordDecisionTool(), recordDocumentTool(), recordLoadCaseTool(), recordEngineeringEntityTool(), approveEngineeringEntityTool(), recordClaimTool()}
 	return append(out, tubeTools()...)
 }
