@@ -32,6 +32,7 @@ func runRules(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"EntitiesApprovalsAndCounts", testEntitiesAndApprovals},
 		{"BreakdownRollsUpKnownMass", testBreakdown},
 		{"WorkProductReadAsTube", testTube},
+		{"LoadCasesNameAPartAndFacesByGeometry", testLoadCases},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })

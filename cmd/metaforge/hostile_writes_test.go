@@ -130,6 +130,11 @@ var writeExamples = map[string]func(f writeFixtures) map[string]any{
 	"twin.record_document": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "document_type": "note", "title": "note", "text": "written by an untrusted caller"}
 	},
+	"twin.record_load_case": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "name": "untrusted load", "part": "BRACKET", "force_n": 1e6,
+			"fixture": map[string]any{"normal": []float64{-1, 0, 0}}, "load_face": map[string]any{"normal": []float64{0, 0, 1}},
+			"source": map[string]any{"kind": "hand_estimate"}}
+	},
 	"twin.record_engineering_entity": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "entity_type": "risk", "name": "an untrusted risk"}
 	},
