@@ -127,7 +127,8 @@ var prompts = []promptSpec{
 				"4. Solve with calculix.run_fea: analysis_type static_stress (or modal), fixed_node_set, load_node_set, load_force_n and load_direction from the load case. A heat load is calculix.run_thermal instead.\n" +
 				"5. Before trusting a peak: run_fea flags a peak at the fixed or loaded face as a likely singularity; read its section_stress instead. calculix.check_mesh_convergence across three element sizes, and calculix.cross_check_cantilever_beam (with the section stress) when the part is a cantilever. calculix.extract_results flags a suspicious stress peak.\n" +
 				"6. Record it with twin.record_evidence: each value with its unit (max_von_mises in MPa, max_displacement_mm, safety_factor), valid_against the revision KEY@n (not the bare key), and verifies naming the constraint set it bears on. Then twin.what_verifies on that constraint set shows whether it now counts.\n" +
-				"7. Report the load case, the revision, each value with its unit, and the evidence node id." +
+				"7. Report the load case, the revision, each value with its unit, and the evidence node id.\n" +
+				"8. Keep the load case with twin.record_load_case (the part's item_key, not KEY@n; the fixed and loaded faces by their outward normal and a point near them, as gmsh.list_named_faces reports them; the load in N or MPa, a held mass as m x 9.80665 N; where the load comes from): a design flow's analysis phase then solves it again on every new revision by itself." +
 				groundingRule
 		},
 	},
