@@ -21,17 +21,17 @@ type Intent struct {
 	SuccessCriteria []SuccessCriterion `json:"success_criteria"`
 	// Loads are inputs to analysis (forces, torques, carried masses,
 	// pressures), not criteria: the part must carry them.
-	Loads                []Load    `json:"loads"`
+	Loads []Load `json:"loads"`
 	// LoadCaseDrafts are the load cases the loads imply, for the
 	// requirements phase to complete with a part and faces.
-	LoadCaseDrafts []LoadCaseDraft `json:"load_case_drafts,omitempty"`
-	Material             string    `json:"material,omitempty"`
-	ManufacturingRoute   string    `json:"manufacturing_route,omitempty"`
-	ManufacturingContext string    `json:"manufacturing_context,omitempty"`
-	TargetMaturity       string    `json:"target_maturity,omitempty"`
-	LoadsAndUse          string    `json:"loads_and_use,omitempty"`
-	Budget               string    `json:"budget,omitempty"`
-	Unknowns             []Unknown `json:"unknowns"`
+	LoadCaseDrafts       []LoadCaseDraft `json:"load_case_drafts,omitempty"`
+	Material             string          `json:"material,omitempty"`
+	ManufacturingRoute   string          `json:"manufacturing_route,omitempty"`
+	ManufacturingContext string          `json:"manufacturing_context,omitempty"`
+	TargetMaturity       string          `json:"target_maturity,omitempty"`
+	LoadsAndUse          string          `json:"loads_and_use,omitempty"`
+	Budget               string          `json:"budget,omitempty"`
+	Unknowns             []Unknown       `json:"unknowns"`
 	// SuggestedFlow is the template for the domain: mech_v1, hardware_v1
 	// or design_v1.
 	SuggestedFlow string `json:"suggested_flow"`
