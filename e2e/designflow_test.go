@@ -68,14 +68,8 @@ func TestMechDesignFlowThroughMCP(t *testing.T) {
 	cmd := command(t, 10*time.Minute, nodePath, "designflow_client.mjs", base, binary, "mcp",
 		"--data-dir", filepath.Join(t.TempDir(), "mcp"), "--no-worker")
 	cmd.Env = append(cmd.Env, fmt.Sprintf("TEMPORAL_ADDRESS=127.0.0.1:%d", ports[0]), "E2E_OPERATOR_TOKEN="+operatorToken(t, srv.dataDir))
-	node := start(t, "node designflow_client.mjs", cmd)
-	if code := node.wait(t, 10*time.Minute); code != 0 {
-		t.Fatalf("node designflow_client.mjs exited %d:\n%s", code, node.stderr.String())
-	}
 	var o designFlow
-	if err := json.Unmarshal([]byte(nodeStdoutLine(t, node)), &o); err != nil {
-		t.Fatal(err)
-	}
+	runClient(t, "node designflow_client.mjs", cmd, 10*time.Minute, &o)
 	if o.UnapprovedStart == nil || !strings.Contains(o.UnapprovedStart.Message, "has not been approved") {
 		t.Errorf("starting the unapproved version: want a refusal naming the approval, got %+v", o.UnapprovedStart)
 	}

@@ -454,6 +454,19 @@ func checkObserved(t *testing.T, o observed, client string) {
 	}
 }
 
+// runClient runs a Node client to its end within timeout and decodes the
+// one JSON line it printed into out: what every scenario test does first.
+func runClient(t *testing.T, label string, cmd *exec.Cmd, timeout time.Duration, out any) {
+	t.Helper()
+	node := start(t, label, cmd)
+	if code := node.wait(t, timeout); code != 0 {
+		t.Fatalf("%s exited %d:\n%s", label, code, node.stderr.String())
+	}
+	if err := json.Unmarshal([]byte(nodeStdoutLine(t, node)), out); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // nodeStdoutLine is the single JSON line a client printed.
 func nodeStdoutLine(t *testing.T, p *process) string {
 	t.Helper()

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -100,15 +99,9 @@ func TestEngineeringTruthThroughMCP(t *testing.T) {
 	serve(t, ports[0], ports[1], ports[2])
 	mcpURL := fmt.Sprintf("http://127.0.0.1:%d/mcp", ports[2])
 	began := time.Now()
-	node := start(t, "node fea_truth_client.mjs", command(t, 15*time.Minute, nodePath, "fea_truth_client.mjs", mcpURL))
-	if code := node.wait(t, 15*time.Minute); code != 0 {
-		t.Fatalf("node fea_truth_client.mjs exited %d:\n%s", code, node.stderr.String())
-	}
-	t.Logf("the scenario took %s", time.Since(began).Round(time.Millisecond))
 	var o feaTruth
-	if err := json.Unmarshal([]byte(nodeStdoutLine(t, node)), &o); err != nil {
-		t.Fatal(err)
-	}
+	runClient(t, "node fea_truth_client.mjs", command(t, 15*time.Minute, nodePath, "fea_truth_client.mjs", mcpURL), 15*time.Minute, &o)
+	t.Logf("the scenario took %s", time.Since(began).Round(time.Millisecond))
 	const P, L, b, h, E = 50.0, 200.0, 20.0, 5.0, 68900.0
 	sectionAt := func(x float64) float64 { return 6 * P * (L - x) / (b * h * h) }
 	deflection := P * L * L * L / (3 * E * b * h * h * h / 12)

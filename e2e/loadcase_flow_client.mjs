@@ -98,10 +98,19 @@ await main(async () => {
       return must('twin.commit_geometry', { project_id: pid, name: 'bracket', item_key: 'BRACKET', step_base64: step.step_base64,
         material: 'aluminum_6061_t6', properties: { bounding_box: props.bounding_box } });
     };
-    const analysis = async () => {
-      const gate = await awaitGate();
-      const st = await must('flow.status', { run_id: runId });
-      const phase = st.phases.find((p) => p.name === 'analysis');
+    // analysis waits for the run to stand at the analysis gate on the given
+    // attempt: a decision sent just before is applied by the workflow in its
+    // own time, so the run may still show the gate just decided.
+    const analysis = async (attempt) => {
+      let gate;
+      let phase;
+      for (let i = 0; i < 600; i++) {
+        gate = await awaitGate();
+        const st = await must('flow.status', { run_id: runId });
+        phase = st.phases.find((p) => p.name === 'analysis');
+        if (st.phase === 'analysis' && phase.attempt === attempt && phase.status === 'at_gate') break;
+        await new Promise((r) => setTimeout(r, 100));
+      }
       const found = await must('twin.find_by_property', { project_id: pid, node_type: 'evidence', key: 'metric', value: 'safety_factor' });
       const evidence = [];
       for (const n of found.nodes) {
@@ -115,11 +124,11 @@ await main(async () => {
 
     g = await doPhase('design', async () => [(await commit(5, 0)).node_id]);
     assert.equal((await decide(g, 'approve')).status, 200);
-    o.first = await analysis();
+    o.first = await analysis(1);
     assert.equal((await decide({ gate: { name: o.first.gate } }, 'rework', { rework_to: 'design', comment: 'thicker' })).status, 200);
     g = await doPhase('design', async () => [(await commit(8, 3)).node_id]);
     assert.equal((await decide(g, 'approve')).status, 200);
-    o.second = await analysis();
+    o.second = await analysis(2);
     o.whereUsed = await must('twin.where_used', { project_id: pid, item_key: 'BRACKET' });
   } finally {
     emit(o);

@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -21,10 +20,9 @@ type loadCaseFlow struct {
 	LoadCase      struct {
 		ItemRef string `json:"item_ref"`
 	} `json:"loadCase"`
-	First, Second analysisSeen    `json:"-"`
-	FirstRaw      json.RawMessage `json:"first"`
-	SecondRaw     json.RawMessage `json:"second"`
-	WhereUsed     struct {
+	First     analysisSeen `json:"first"`
+	Second    analysisSeen `json:"second"`
+	WhereUsed struct {
 		UsedBy map[string][]struct {
 			NodeID string `json:"node_id"`
 			Uses   string `json:"uses"`
@@ -80,14 +78,8 @@ func TestLoadCasesFollowTheDesignThroughMCP(t *testing.T) {
 	cmd := command(t, 10*time.Minute, nodePath, "loadcase_flow_client.mjs", base, binary, "mcp",
 		"--data-dir", filepath.Join(t.TempDir(), "mcp"), "--no-worker")
 	cmd.Env = append(cmd.Env, fmt.Sprintf("TEMPORAL_ADDRESS=127.0.0.1:%d", ports[0]), "E2E_OPERATOR_TOKEN="+operatorToken(t, srv.dataDir))
-	node := start(t, "node loadcase_flow_client.mjs", cmd)
-	if code := node.wait(t, 10*time.Minute); code != 0 {
-		t.Fatalf("node loadcase_flow_client.mjs exited %d:\n%s", code, node.stderr.String())
-	}
 	var o loadCaseFlow
-	if err := json.Unmarshal([]byte(nodeStdoutLine(t, node)), &o); err != nil {
-		t.Fatal(err)
-	}
+	runClient(t, "node loadcase_flow_client.mjs", cmd, 10*time.Minute, &o)
 
 	weight := 20 * 9.80665
 	if len(o.IntentShelf) != 1 || math.Abs(o.IntentShelf[0].Magnitude-weight) > 1e-9 || o.IntentShelf[0].Unit != "N" ||

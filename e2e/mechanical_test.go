@@ -3,7 +3,6 @@
 package e2e
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -89,15 +88,9 @@ func TestMechanicalReferenceCasesThroughMCP(t *testing.T) {
 	mcpURL := fmt.Sprintf("http://127.0.0.1:%d/mcp", ports[2])
 
 	began := time.Now()
-	node := start(t, "node mechanical_client.mjs", command(t, 10*time.Minute, nodePath, "mechanical_client.mjs", mcpURL))
-	if code := node.wait(t, 10*time.Minute); code != 0 {
-		t.Fatalf("node mechanical_client.mjs exited %d:\n%s", code, node.stderr.String())
-	}
-	t.Logf("the mechanical scenario took %s", time.Since(began).Round(time.Millisecond))
 	var o mechanical
-	if err := json.Unmarshal([]byte(nodeStdoutLine(t, node)), &o); err != nil {
-		t.Fatal(err)
-	}
+	runClient(t, "node mechanical_client.mjs", command(t, 10*time.Minute, nodePath, "mechanical_client.mjs", mcpURL), 10*time.Minute, &o)
+	t.Logf("the mechanical scenario took %s", time.Since(began).Round(time.Millisecond))
 
 	if len(o.MissingTools) > 0 {
 		t.Errorf("tools/list lacks %v", o.MissingTools)

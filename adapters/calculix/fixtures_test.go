@@ -36,7 +36,7 @@ type fixtureOnce struct {
 
 // fixtureMesh meshes testdata/<step> once per element order and size for
 // the whole test binary: several tests read the same meshes.
-func fixtureMesh(t *testing.T, step string, order int, sizeMM float64) (*workspace.Workspace, meshed) {
+func fixtureMesh(t testing.TB, step string, order int, sizeMM float64) (*workspace.Workspace, meshed) {
 	t.Helper()
 	fixtureWSOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "metaforge-calculix-fixtures-")

@@ -62,7 +62,7 @@ func barMesh(t *testing.T) (*workspace.Workspace, string) {
 	return meshWS, meshPath
 }
 
-func call(t *testing.T, a *Adapter, tool string, args any, out any) error {
+func call(t testing.TB, a *Adapter, tool string, args any, out any) error {
 	t.Helper()
 	b, _ := json.Marshal(args)
 	r, err := a.Call(context.Background(), tool, b)
