@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/metaforge/metaforge/mcpserver/stdiotest"
 )
 
 // taskSession is one raw Streamable HTTP session on a revision.
@@ -239,5 +241,36 @@ func TestScreenCarriesTheTaskField(t *testing.T) {
 	}
 	if v := screenMCP([]byte(`{"jsonrpc":"2.0","id":5,"method":"tasks/get","params":{}}`), false, false); v.reply == nil {
 		t.Errorf("tasks/get before initialize passed the screen")
+	}
+}
+
+// Over stdio a task is made and fetched the same way: the same screen
+// carries the task field, the same handlers answer.
+func TestTasksOverStdio(t *testing.T) {
+	c := stdiotest.Serve(t, realServer(t))
+	defer c.Close(t)
+	c.Send(t, []byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"tasks-stdio","version":"1"}}}`))
+	init, _ := c.Await(t, "1", frameBound)
+	if !strings.Contains(string(init), `"tasks":{`) {
+		t.Errorf("initialize over stdio on 2025-11-25: %s, want capabilities.tasks", init)
+	}
+	c.Send(t, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`),
+		[]byte(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fixture.echo","arguments":{"key":"tasks-stdio"},"task":{"ttl":2000}}}`))
+	created, _ := c.Await(t, "2", frameBound)
+	var r struct {
+		Result struct {
+			Task struct {
+				TaskID string `json:"taskId"`
+				TTL    int64  `json:"ttl"`
+			} `json:"task"`
+		} `json:"result"`
+	}
+	if json.Unmarshal(created, &r) != nil || !isCallID(r.Result.Task.TaskID) || r.Result.Task.TTL != 2000 {
+		t.Fatalf("task-augmented tools/call over stdio: %s", created)
+	}
+	c.Send(t, []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":%q}}`, r.Result.Task.TaskID)))
+	res, _ := c.Await(t, "3", frameBound)
+	if !strings.Contains(string(res), `"key":"tasks-stdio"`) || !strings.Contains(string(res), `"io.modelcontextprotocol/related-task":{"taskId":"`+r.Result.Task.TaskID+`"}`) {
+		t.Errorf("tasks/result over stdio: %s", res)
 	}
 }
