@@ -46,12 +46,16 @@ func (s *Server) taskCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		case asked:
 			return s.startTask(ctx, r, t)
 		case s.taskSupport(r.Params.Name) == adapters.TaskRequired:
-			return nil, rpcError(protocol.MethodNotFound,
+			// -32600, which the specification's error handling names
+			// for a request that must be task-augmented: its other
+			// choice, -32601, the SDK rewrites to a bare "method not
+			// found" with neither this message nor its data.
+			return nil, rpcError(protocol.InvalidRequest,
 				fmt.Sprintf("%s must be called as a task, since its work routinely outlives a request: add \"task\": {\"ttl\": <milliseconds>} "+
 					"to the tools/call params, then poll tasks/get and fetch the outcome with tasks/result (TypeScript SDK: "+
 					"client.experimental.tasks.callToolStream). A client on MCP before 2025-11-25 calls it as usual and fetches a lost "+
 					"result with call.get_result", r.Params.Name),
-				map[string]any{"error_type": protocol.MethodNotFound.Name(), "tool_id": r.Params.Name, "taskSupport": adapters.TaskRequired})
+				map[string]any{"error_type": protocol.InvalidRequest.Name(), "tool_id": r.Params.Name, "taskSupport": adapters.TaskRequired})
 		}
 		return next(ctx, method, req)
 	}
