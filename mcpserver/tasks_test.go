@@ -1,6 +1,7 @@
 package mcpserver
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -150,6 +151,27 @@ func TestTasksOverHTTP(t *testing.T) {
 		t.Errorf("tasks/result %v; want the plain call's content %v with callId and related-task %s", res.Result, plain.Result["content"], id)
 	}
 
+	// A task's progress carries related-task metadata.
+	s.next++
+	withProgress := s.post(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"fixture.echo","arguments":{"key":"tasks-progress"},"_meta":{"progressToken":"p1"},"task":{}}}`, s.next))
+	progressed := s.answer(withProgress, s.next).Result["task"].(map[string]any)["taskId"]
+	var noted bool
+	for _, m := range withProgress.Messages {
+		var n struct {
+			Method string `json:"method"`
+			Params struct {
+				Meta map[string]map[string]string `json:"_meta"`
+			} `json:"params"`
+		}
+		if json.Unmarshal(m, &n) == nil && n.Method == "notifications/progress" && n.Params.Meta[relatedTaskKey]["taskId"] == progressed {
+			noted = true
+		}
+	}
+	if !noted {
+		t.Errorf("a task-augmented call with a progressToken: messages %q, want a progress notification with related-task %v", withProgress.Messages, progressed)
+	}
+	s.until(progressed.(string), "completed")
+
 	// A failing tool's task is failed, and tasks/result is its isError result.
 	refused := s.call("tools/call", `{"name":"fixture.refuse","arguments":{},"task":{}}`)
 	rid := refused.Result["task"].(map[string]any)["taskId"].(string)
@@ -179,15 +201,37 @@ func TestTasksOverHTTP(t *testing.T) {
 		for _, x := range l.Result["tasks"].([]any) {
 			listed = append(listed, x.(map[string]any)["taskId"].(string))
 		}
-		if strings.Join(listed, ",") == strings.Join([]string{sid, rid, id}, ",") || time.Now().After(end) {
+		if strings.Join(listed, ",") == strings.Join([]string{sid, rid, progressed.(string), id}, ",") || time.Now().After(end) {
 			break
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
-	if strings.Join(listed, ",") != strings.Join([]string{sid, rid, id}, ",") {
-		t.Errorf("tasks/list = %v, want %v (newest first)", listed, []string{sid, rid, id})
+	if want := []string{sid, rid, progressed.(string), id}; strings.Join(listed, ",") != strings.Join(want, ",") {
+		t.Errorf("tasks/list = %v, want %v (newest first)", listed, want)
 	}
 	wantRPCError(t, "tasks/list with a made-up cursor", s.call("tasks/list", `{"cursor":"abc"}`), -32602, "invalid cursor")
+
+	// Pages of two follow each other, newest first, to the end.
+	var paged []string
+	var after *TaskCursor
+	for range 5 {
+		page, next, err := srv.opts.Engine.ListTasks(context.Background(), ownerAttr("session:"+s.id), after, 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, st := range page {
+			paged = append(paged, st.CallID)
+		}
+		if after = next; next == nil {
+			break
+		}
+		if c, err := decodeTaskCursor(encodeTaskCursor(*next)); err != nil || c != *next {
+			t.Errorf("cursor %+v does not survive its encoding: %+v, %v", *next, c, err)
+		}
+	}
+	if strings.Join(paged, ",") != strings.Join(listed, ",") {
+		t.Errorf("pages of two: %v, want %v", paged, listed)
+	}
 
 	other, _ := openTaskSession(t, ts.URL, "2025-11-25")
 	if l := other.call("tasks/list", `{}`); len(l.Result["tasks"].([]any)) != 0 {
