@@ -142,7 +142,8 @@ func (s *Server) startTask(ctx context.Context, req *mcp.CallToolRequest, t task
 	if ask != nil {
 		tk.StatusMessage = s.heldMessage(in.CallID, in.ToolID, *ask)
 	}
-	return &createTaskResult{Task: tk}, nil
+	// Like every answer to a tools/call, it names the callId.
+	return &createTaskResult{ResultBase: mcp.ResultBase{Meta: mcp.Meta{"callId": in.CallID}}, Task: tk}, nil
 }
 
 // followTask waits out a task's call in this process, as a plain call's
