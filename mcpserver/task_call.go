@@ -142,8 +142,15 @@ func (s *Server) startTask(ctx context.Context, req *mcp.CallToolRequest, t task
 	if ask != nil {
 		tk.StatusMessage = s.heldMessage(in.CallID, in.ToolID, *ask)
 	}
-	// Like every answer to a tools/call, it names the callId.
-	return &createTaskResult{ResultBase: mcp.ResultBase{Meta: mcp.Meta{"callId": in.CallID}}, Task: tk}, nil
+	// Like every answer to a tools/call, it names the callId; and it says
+	// in a sentence a host may hand its model while the task works.
+	sentence := fmt.Sprintf("%s started as task %s (Temporal workflow %s); its result comes from tasks/result, or call.get_result with call_id %s.",
+		in.ToolID, in.CallID, workflows.CallWorkflowID(in.CallID), in.CallID)
+	if ask != nil {
+		sentence += " " + tk.StatusMessage + "."
+	}
+	meta := mcp.Meta{"callId": in.CallID, immediateResponseKey: sentence}
+	return &createTaskResult{ResultBase: mcp.ResultBase{Meta: meta}, Task: tk}, nil
 }
 
 // followTask waits out a task's call in this process, as a plain call's

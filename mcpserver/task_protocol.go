@@ -24,6 +24,10 @@ const tasksRevision = "2025-11-25"
 // relatedTaskKey is the _meta key that ties a message to its task.
 const relatedTaskKey = "io.modelcontextprotocol/related-task"
 
+// immediateResponseKey is CreateTaskResult's _meta sentence for the model
+// while the task works (the specification's provisional key).
+const immediateResponseKey = "io.modelcontextprotocol/model-immediate-response"
+
 // taskMetaKey carries a tools/call's task field past the SDK, which drops
 // params it does not know: the screen moves params.task there
 // (carryTaskParam) and the task middleware reads it back.

@@ -140,7 +140,7 @@ func TestTasksOverHTTP(t *testing.T) {
 	if !isCallID(id) || tk["status"] != "working" || tk["ttl"] != 5000.0 || tk["pollInterval"] != 1000.0 || tk["createdAt"] == nil || tk["lastUpdatedAt"] == nil {
 		t.Fatalf("CreateTaskResult %v (error %+v), want a working task with ttl 5000 and pollInterval 1000", created.Result, created.Error)
 	}
-	if m, _ := created.Result["_meta"].(map[string]any); m["callId"] != id {
+	if m, _ := created.Result["_meta"].(map[string]any); m["callId"] != id || !strings.Contains(fmt.Sprint(m[immediateResponseKey]), "tasks/result") {
 		t.Errorf("CreateTaskResult _meta %v, want callId %s", created.Result["_meta"], id)
 	}
 	t.Logf("CreateTaskResult in %s", took.Round(time.Microsecond))
