@@ -24,8 +24,10 @@ import (
 )
 
 // heartbeatEvery keeps a long solver run visibly alive, well inside
-// workflows.HeartbeatTimeout.
-const heartbeatEvery = 2 * time.Second
+// workflows.HeartbeatTimeout, and hears a cancelled call soon: the SDK
+// sends the latest heartbeat once per throttle interval (a second on
+// MetaForge's workers) and its answer carries the cancellation.
+const heartbeatEvery = 500 * time.Millisecond
 
 // Tools runs tools from a registry. One value serves every adapter queue.
 type Tools struct {

@@ -53,7 +53,19 @@ type Manifest struct {
 	// activity of its call's workflow (Registry.RunsLocal), saving the
 	// dispatch of an activity to its adapter's queue.
 	Short bool `json:"short,omitempty"`
+	// TaskSupport is TaskRequired for a tool whose work routinely
+	// outlives a request (a design loop, a flow run, a long FEA): an MCP
+	// client that speaks Tasks (2025-11-25) must call it as a task. Empty
+	// means TaskOptional: every call is a durable workflow, so any tool
+	// may be called as a task.
+	TaskSupport string `json:"task_support,omitempty"`
 }
+
+// A tool's execution.taskSupport, as MCP names it.
+const (
+	TaskOptional = "optional"
+	TaskRequired = "required"
+)
 
 // withDefaults fills what a manifest left out with the defaults.
 func (m Manifest) withDefaults() Manifest {

@@ -89,6 +89,7 @@ func (s *Server) askInline(ctx context.Context, req *mcp.CallToolRequest, in wor
 	sessionID := req.Session.ID()
 	forget := s.asks.add(sessionID, openAsk{withdraw: cancel, onGet: onGet})
 	res, err := req.Session.Elicit(askCtx, &mcp.ElicitParams{
+		Meta:    taskMeta(ctx),
 		Message: elicitMessage(in, ask),
 		RequestedSchema: map[string]any{
 			"type": "object",

@@ -30,6 +30,21 @@ type Engine interface {
 	// CallEnded says, without waiting, whether a call's workflow has closed:
 	// a cheap check for a call that may wait minutes (a held call).
 	CallEnded(ctx context.Context, callID, runID string) (bool, error)
+
+	// StartTask is StartCall for a task-augmented call: the workflow also
+	// records its owner (for tasks/list and the owner check) and the
+	// task's ttl and poll interval.
+	StartTask(ctx context.Context, in workflows.ToolCallInput, ask *approvals.Ask, t TaskStart) (runID string, err error)
+	// DescribeCall is a call's workflow as a task sees it; ErrCallNotFound
+	// when there is none.
+	DescribeCall(ctx context.Context, callID string) (CallState, error)
+	// ListTasks is one page of an owner's tasks (owner an MfOwner value,
+	// ownerAttr), newest first, after the
+	// cursor (nil for the first page); next is nil on the last page.
+	ListTasks(ctx context.Context, owner string, after *TaskCursor, limit int) (page []CallState, next *TaskCursor, err error)
+	// CancelCall asks a call's workflow to cancel: its running tool is
+	// stopped, and the request stays on its history.
+	CancelCall(ctx context.Context, callID string) error
 }
 
 // startTimeout bounds starting a workflow. The start is detached from the
@@ -47,15 +62,31 @@ type TemporalEngine struct {
 
 // StartCall starts workflow call-<callId> with its search attributes.
 func (e TemporalEngine) StartCall(ctx context.Context, in workflows.ToolCallInput, ask *approvals.Ask) (string, error) {
+	return e.start(ctx, in, ask, nil)
+}
+
+// StartTask starts workflow call-<callId> as StartCall does, with the
+// task's owner (MfOwner) and its terms in the memo.
+func (e TemporalEngine) StartTask(ctx context.Context, in workflows.ToolCallInput, ask *approvals.Ask, t TaskStart) (string, error) {
+	return e.start(ctx, in, ask, &t)
+}
+
+func (e TemporalEngine) start(ctx context.Context, in workflows.ToolCallInput, ask *approvals.Ask, t *TaskStart) (string, error) {
 	hold := workflows.HoldNone
-	var memo map[string]any
+	memo := map[string]any{}
 	if in.Hold != nil {
 		hold = workflows.HoldPending
 		if ask != nil {
 			// The reviewer sees who asked, taken from the input itself.
 			ask.Requester = in.Requester
-			memo = map[string]any{approvals.MemoKey: ask}
+			memo[approvals.MemoKey] = ask
 		}
+	}
+	if t != nil {
+		memo[taskMemoKey] = taskMemo{TTLMs: t.TTL.Milliseconds(), PollMs: t.PollInterval.Milliseconds()}
+	}
+	if len(memo) == 0 {
+		memo = nil
 	}
 	attrs := []temporal.SearchAttributeUpdate{
 		workflows.AttrTool.ValueSet(in.ToolID),
@@ -68,6 +99,9 @@ func (e TemporalEngine) StartCall(ctx context.Context, in workflows.ToolCallInpu
 	}
 	if ask != nil && ask.ProjectID != "" {
 		attrs = append(attrs, workflows.AttrProject.ValueSet(ask.ProjectID))
+	}
+	if t != nil {
+		attrs = append(attrs, workflows.AttrOwner.ValueSet(t.Owner))
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), startTimeout)
 	defer cancel()

@@ -33,6 +33,17 @@ type verdict struct {
 	// ignore is a notification nobody handles: never answered, not
 	// passed on (HTTP 202).
 	ignore bool
+	// frame, when set, is what goes on to the SDK in place of the frame
+	// received (a task-augmented tools/call, carryTaskParam).
+	frame []byte
+}
+
+// forward is the frame to pass on to the SDK.
+func (v verdict) forward(received []byte) []byte {
+	if v.frame != nil {
+		return v.frame
+	}
+	return received
 }
 
 // legacyRequest is one JSON-RPC request of the legacy dialect.

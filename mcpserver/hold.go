@@ -129,31 +129,16 @@ func (s *Server) rule(req *mcp.CallToolRequest, in workflows.ToolCallInput) ruli
 // progress, puts the question inline when the client can be asked, and
 // waits for the outcome.
 func (s *Server) runHeld(ctx context.Context, req *mcp.CallToolRequest, in workflows.ToolCallInput, r ruling) (workflows.ToolCallResult, *jsonrpc.Error) {
-	windowSeconds := int(r.window.Round(time.Second) / time.Second)
 	if r.route == workflows.OutcomeNotConfigured {
-		s.opts.Logger.Warn("mcp_tool_call_held_for_approval", "tool", in.ToolID, "callId", in.CallID, "caller", in.Caller,
-			"outcome", workflows.OutcomeNotConfigured)
-		return workflows.ToolCallResult{CallID: in.CallID, ToolID: in.ToolID, Status: workflows.StatusError,
-			Approval: &workflows.Approval{Held: true, Outcome: workflows.OutcomeNotConfigured, Route: "none", ApprovalID: in.CallID},
-			Error:    &workflows.CallError{Type: workflows.ApprovalRequired}}, nil
+		return s.heldNowhere(in), nil
 	}
-	in.Hold = &workflows.Hold{ApprovalID: in.CallID, Route: r.route, WindowSeconds: windowSeconds, Reason: r.reason,
-		HumanAuthority: r.ann.HumanAuthority}
-	if r.route == workflows.RouteElicitation {
-		// This server withdraws its question at the window and decides
-		// timed_out itself, so notifications/cancelled reaches the client
-		// before the result; the workflow's timer is the backstop.
-		in.Hold.BackstopSeconds = elicitationBackstopSeconds
-	}
-	ask := approvals.Ask{ToolID: in.ToolID, AdapterID: in.AdapterID, Summary: approvals.Summarize(in.Arguments),
-		Reason: r.reason, Caller: in.Caller, Client: in.Client, ProjectID: projectOf(in.Arguments), Route: r.route,
-		WindowSeconds: windowSeconds}
+	in, ask := s.withHold(in, r)
 	runID, err := s.opts.Engine.StartCall(ctx, in, &ask)
 	if err != nil {
 		return workflows.ToolCallResult{}, s.startError(in, err)
 	}
 	s.opts.Logger.Info("mcp_tool_call_held_for_approval", "tool", in.ToolID, "callId", in.CallID, "approval_id", in.CallID,
-		"caller", in.Caller, "route", r.route, "window_seconds", windowSeconds)
+		"caller", in.Caller, "route", r.route, "window_seconds", ask.WindowSeconds)
 
 	watchCtx, stopWatching := context.WithCancel(ctx)
 	done := make(chan struct{}, 2)
@@ -170,6 +155,34 @@ func (s *Server) runHeld(ctx context.Context, req *mcp.CallToolRequest, in workf
 	<-done
 	<-done
 	return res, rpcErr
+}
+
+// heldNowhere is a held call's result when nobody can decide its hold: it
+// never starts.
+func (s *Server) heldNowhere(in workflows.ToolCallInput) workflows.ToolCallResult {
+	s.opts.Logger.Warn("mcp_tool_call_held_for_approval", "tool", in.ToolID, "callId", in.CallID, "caller", in.Caller,
+		"outcome", workflows.OutcomeNotConfigured)
+	return workflows.ToolCallResult{CallID: in.CallID, ToolID: in.ToolID, Status: workflows.StatusError,
+		Approval: &workflows.Approval{Held: true, Outcome: workflows.OutcomeNotConfigured, Route: "none", ApprovalID: in.CallID},
+		Error:    &workflows.CallError{Type: workflows.ApprovalRequired}}
+}
+
+// withHold is the call's input with its hold, and what its reviewer is
+// shown.
+func (s *Server) withHold(in workflows.ToolCallInput, r ruling) (workflows.ToolCallInput, approvals.Ask) {
+	windowSeconds := int(r.window.Round(time.Second) / time.Second)
+	in.Hold = &workflows.Hold{ApprovalID: in.CallID, Route: r.route, WindowSeconds: windowSeconds, Reason: r.reason,
+		HumanAuthority: r.ann.HumanAuthority}
+	if r.route == workflows.RouteElicitation {
+		// This server withdraws its question at the window and decides
+		// timed_out itself, so notifications/cancelled reaches the client
+		// before the result; the workflow's timer is the backstop.
+		in.Hold.BackstopSeconds = elicitationBackstopSeconds
+	}
+	ask := approvals.Ask{ToolID: in.ToolID, AdapterID: in.AdapterID, Summary: approvals.Summarize(in.Arguments),
+		Reason: r.reason, Caller: in.Caller, Client: in.Client, ProjectID: projectOf(in.Arguments), Route: r.route,
+		WindowSeconds: windowSeconds}
+	return in, ask
 }
 
 // projectOf is the project a call names, for the reviewer and the
@@ -217,7 +230,7 @@ func (s *Server) reportHold(ctx context.Context, req *mcp.CallToolRequest, in wo
 		msg := fmt.Sprintf("%s is held for approval %s (%s); decide it at %s. Held %.0fs of a %ds window.",
 			in.ToolID, in.CallID, ask.Reason, s.where(ask.Route, in.CallID), held, ask.WindowSeconds)
 		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
-			ProgressToken: token, Progress: progress, Total: float64(ask.WindowSeconds), Message: msg,
+			Meta: taskMeta(ctx), ProgressToken: token, Progress: progress, Total: float64(ask.WindowSeconds), Message: msg,
 		})
 		select {
 		case <-ctx.Done():

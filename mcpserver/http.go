@@ -116,6 +116,7 @@ func (s *Server) screenHTTP(next http.Handler) http.Handler {
 			}
 			httpjson.WriteEncoded(w, http.StatusOK, resp)
 		default:
+			body = v.forward(body)
 			r.Body = io.NopCloser(bytes.NewReader(body))
 			r.ContentLength = int64(len(body))
 			tag, done := s.posts.register(r.Context())

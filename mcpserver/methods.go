@@ -55,6 +55,12 @@ var mcpMethods = map[string]mcpMethod{
 	//lint:ignore SA1019 clients still send it during the deprecation window, and the SDK still takes it
 	"notifications/roots/list_changed": {notification: true, params: func() any { return new(mcp.RootsListChangedParams) }},
 	"notifications/progress":           {notification: true, paramsRequired: true, params: func() any { return new(mcp.ProgressNotificationParams) }},
+	// Tasks (2025-11-25), which the SDK does not have: served by this
+	// server's own handlers (tasks.go).
+	"tasks/get":    {paramsRequired: true, params: func() any { return new(taskIDParams) }},
+	"tasks/result": {paramsRequired: true, params: func() any { return new(taskIDParams) }},
+	"tasks/cancel": {paramsRequired: true, params: func() any { return new(taskIDParams) }},
+	"tasks/list":   {params: func() any { return new(taskListParams) }},
 }
 
 // beforeInitialize are the requests the SDK answers before initialize.
@@ -72,7 +78,11 @@ func screenMCP(frame []byte, batches, initialized bool) verdict {
 	}
 	trimmed := bytes.TrimLeft(frame, " \t\r\n")
 	if trimmed[0] != '[' {
-		return checkMCPMessage(trimmed, initialized)
+		v := checkMCPMessage(trimmed, initialized)
+		if v.reply == nil && !v.ignore {
+			return carryTaskParam(trimmed)
+		}
+		return v
 	}
 	var batch []json.RawMessage
 	_ = json.Unmarshal(trimmed, &batch) // screen has decoded it
@@ -107,7 +117,7 @@ func checkMCPMessage(msg []byte, initialized bool) verdict {
 		// A notification is never answered, and nothing handles this one.
 		return verdict{ignore: true}
 	case !known:
-		return errorVerdict(id, protocol.MethodNotFound, fmt.Sprintf("method %q not found: this MCP server has %s", req.Method, "initialize, ping, tools/*, prompts/*, resources/*, logging/setLevel and completion/complete"), 200)
+		return errorVerdict(id, protocol.MethodNotFound, fmt.Sprintf("method %q not found: this MCP server has %s", req.Method, "initialize, ping, tools/*, prompts/*, resources/*, tasks/*, logging/setLevel and completion/complete"), 200)
 	case m.notification && call:
 		return errorVerdict(id, protocol.InvalidRequest, fmt.Sprintf("invalid request: %s is a notification, which carries no id", req.Method), 400)
 	case !m.notification && !call:

@@ -104,6 +104,9 @@ type callRecord struct {
 	res *workflows.ToolCallResult
 	// err is what the call answered when it produced no result.
 	err error
+	// deferred says the call went on as a task: whoever follows it to
+	// its end reports it, not the dispatch that answered CreateTaskResult.
+	deferred bool
 }
 
 type callRecordKey struct{}
@@ -133,6 +136,9 @@ func (s *Server) observeCalls(next mcp.MethodHandler) mcp.MethodHandler {
 		}
 		c := &callRecord{party: s.partyOf(r), toolID: r.Params.Name, started: time.Now()}
 		res, err := next(withCallRecord(ctx, c), method, req)
+		if c.deferred {
+			return res, err
+		}
 		c.err = err
 		s.observe(ctx, c)
 		return res, err

@@ -111,14 +111,16 @@ func (s *Server) newMCPServer(conn connectionProfile) *mcp.Server {
 			Resources: &mcp.ResourceCapabilities{ListChanged: true},
 		},
 	})
-	// Each line wraps the ones above it, so a request meets the profile
-	// first (a connection refused whole records nothing), then the call
-	// observer, the profile's own refusal, tracing, and the refusals that
-	// answer before a handler.
-	srv.AddReceivingMiddleware(s.rejectUnknownTools, promptsMiddleware)
+	// Each line wraps the ones above it, so a request meets the Tasks
+	// shown to its revision (showTasks, last to touch an answer), the
+	// profile (a connection refused whole records nothing), then the call
+	// observer, the profile's own refusal, tracing, the refusals that
+	// answer before a handler, and a task-augmented call (taskCalls).
+	srv.AddReceivingMiddleware(s.rejectUnknownTools, promptsMiddleware, s.taskCalls, carryExtra)
 	srv.AddReceivingMiddleware(s.opts.Middleware...)
 	srv.AddReceivingMiddleware(s.observeCalls, s.keepToProfile(conn))
 	srv.AddReceivingMiddleware(s.profileMiddleware(conn))
+	srv.AddReceivingMiddleware(s.showTasks)
 	s.register(srv, conn)
 	return srv
 }
@@ -135,6 +137,7 @@ func (s *Server) register(srv *mcp.Server, conn connectionProfile) {
 	if conn.refused {
 		return
 	}
+	s.registerTasks(srv)
 	s.registerResources(srv)
 	registerPrompts(srv)
 }

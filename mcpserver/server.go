@@ -8,6 +8,7 @@ package mcpserver
 
 import (
 	"log/slog"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -65,6 +66,12 @@ type Options struct {
 	// Limits bound the calls each caller class may run, queue and start
 	// per second; unset fields take DefaultClassLimits.
 	Limits Limits
+	// TaskMaxTTL is the longest ttl a task is granted (DefaultTaskMaxTTL):
+	// no longer than the Temporal namespace keeps a closed workflow.
+	TaskMaxTTL time.Duration
+	// TaskPollInterval is the polling interval tasks suggest
+	// (DefaultTaskPollInterval).
+	TaskPollInterval time.Duration
 }
 
 // Transports.
@@ -97,6 +104,8 @@ type Server struct {
 	limits Limits
 	sched  *scheduler
 	rates  rateBuckets
+	// taskAsks are the tasks whose question is being put to a client.
+	taskAsks asking
 }
 
 // New builds the server and the SDK server for the default profile; the
@@ -110,6 +119,12 @@ func New(opts Options) *Server {
 	}
 	if opts.Transport == "" {
 		opts.Transport = TransportStdio
+	}
+	if opts.TaskMaxTTL <= 0 {
+		opts.TaskMaxTTL = DefaultTaskMaxTTL
+	}
+	if opts.TaskPollInterval <= 0 {
+		opts.TaskPollInterval = DefaultTaskPollInterval
 	}
 	s := &Server{opts: opts, holds: opts.Holds.withDefaults(), limits: opts.Limits.withDefaults()}
 	s.sched = newScheduler(s.limits.MaxRunning)

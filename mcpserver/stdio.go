@@ -53,7 +53,7 @@ func (s *Server) ServeStdio(ctx context.Context, in io.Reader, out io.Writer) er
 			default:
 				initialized = initialized || sendsInitialize(line)
 				s.noteLateAnswer(session.ID(), line)
-				if _, err := fromScreen.Write(append(line, '\n')); err != nil {
+				if _, err := fromScreen.Write(append(v.forward(line), '\n')); err != nil {
 					return err
 				}
 			}

@@ -173,6 +173,7 @@ func announceCall(ctx context.Context, req *mcp.CallToolRequest, in workflows.To
 		return
 	}
 	_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+		Meta:          taskMeta(ctx),
 		ProgressToken: token,
 		Progress:      0,
 		Message:       fmt.Sprintf("callId %s: %s is running as Temporal workflow %s", in.CallID, in.ToolID, workflows.CallWorkflowID(in.CallID)),

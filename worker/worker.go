@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"go.temporal.io/sdk/client"
 	sdkworker "go.temporal.io/sdk/worker"
@@ -86,6 +87,9 @@ type Deps struct {
 	Twin activities.Twin
 }
 
+// HeartbeatThrottle is the longest a tool's heartbeat waits to be sent.
+const HeartbeatThrottle = time.Second
+
 // StartWorkersWith is StartWorkers with its dependencies.
 func StartWorkersWith(c client.Client, reg *adapters.Registry, queues []string, logger *slog.Logger, d Deps) (*Workers, error) {
 	tools := &activities.Tools{Registry: reg, Runtimes: d.Runtimes, WorkspaceRoot: d.WorkspaceRoot, ReadRoots: d.ReadRoots}
@@ -94,6 +98,12 @@ func StartWorkersWith(c client.Client, reg *adapters.Registry, queues []string, 
 		wk := sdkworker.New(c, q, sdkworker.Options{
 			MaxConcurrentWorkflowTaskPollers: 4,
 			MaxConcurrentActivityTaskPollers: 4,
+			// A heartbeat is how a running tool hears that its call
+			// was cancelled (tasks/cancel): sent at least every
+			// second, a cancelled solver is stopped within about one,
+			// not the 8 s the SDK's throttle (0.8 x the heartbeat
+			// timeout) would take.
+			MaxHeartbeatThrottleInterval: HeartbeatThrottle,
 		})
 		if q == workflows.TaskQueue {
 			workflows.RegisterWith(wk)

@@ -35,9 +35,13 @@ var (
 	AttrFlow    = temporal.NewSearchAttributeKeyKeyword("MfFlow")
 	AttrPhase   = temporal.NewSearchAttributeKeyKeyword("MfPhase")
 	AttrGate    = temporal.NewSearchAttributeKeyKeyword("MfGate")
+	// AttrOwner is the auth context a task-augmented call belongs to
+	// (a verified subject, or a session), so tasks/list finds a caller's
+	// own tasks and nobody else's.
+	AttrOwner = temporal.NewSearchAttributeKeyKeyword("MfOwner")
 )
 
 // SearchAttributeKeys lists every attribute, for registration at start-up.
 var SearchAttributeKeys = []temporal.SearchAttributeKeyKeyword{
-	AttrTool, AttrAdapter, AttrProject, AttrCaller, AttrClient, AttrHold, AttrFlow, AttrPhase, AttrGate,
+	AttrTool, AttrAdapter, AttrProject, AttrCaller, AttrClient, AttrHold, AttrFlow, AttrPhase, AttrGate, AttrOwner,
 }

@@ -63,7 +63,9 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 		Name:      "Get a call's result",
 		Description: "The outcome of an earlier tools/call, by the callId its result carried in _meta.callId. " +
 			"Use it when a call's connection was lost: the call ran on as a durable workflow. " +
-			"state is running until it ends; pass wait_seconds (up to 60) to wait for a running call.",
+			"state is running until it ends; pass wait_seconds (up to 60) to wait for a running call. " +
+			"A client that speaks MCP Tasks (2025-11-25) can instead call a tool as a task and follow it with tasks/get and tasks/result; " +
+			"this tool is the way for clients that do not.",
 		Capability: "grounding",
 		InputSchema: adapters.SchemaFor[args](
 			adapters.At("call_id", adapters.Pattern(callIDPattern.String())),

@@ -78,7 +78,7 @@ func startLoopTool(id, parameter string) tool {
 			"closed-form model and persisted as a design_loop_iteration node (CONSTRAINED_BY the loop, SUPERSEDES the one before). It ends " +
 			"converged, infeasible (proven: the largest value fails) or out_of_budget (max_iterations is echoed back). Starting the " +
 			"same loop again finds the first (duplicate: true). A converged loop waits for twin.approve_design_loop.",
-		Idempotent: true, TimeoutSeconds: 180}, func(ctx context.Context, b *Backend, a startLoopArgs) (any, error) {
+		Idempotent: true, TimeoutSeconds: 180, TaskSupport: adapters.TaskRequired}, func(ctx context.Context, b *Backend, a startLoopArgs) (any, error) {
 		return startLoop(ctx, b, a, parameter)
 	},
 		adapters.At("work_product_id", adapters.MinLength(1)),

@@ -185,8 +185,11 @@ func TestHostileWrites(t *testing.T) {
 	untrusted := rt.mcpServer(mcpserver.CallerUntrusted, "", mcpserver.HoldPolicy{QueueReachable: true, Window: 3 * time.Minute}, operatorAccess{}, logger)
 	web := httptest.NewServer(untrusted.HTTPHandler())
 	defer web.Close()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "hostile-writes", Version: "1"}, nil).
-		Connect(ctx, &mcp.StreamableClientTransport{Endpoint: web.URL + "/mcp"}, nil)
+	client := mcp.NewClient(&mcp.Implementation{Name: "hostile-writes", Version: "1"}, nil)
+	if err := mcp.AddSendingCustomMethod[*taskIDParams, *taskPayload](client, "tasks/result"); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := client.Connect(ctx, &mcp.StreamableClientTransport{Endpoint: web.URL + "/mcp"}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,10 +235,7 @@ func TestHostileWrites(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		outcomes[tool] = done
-		go func() {
-			_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: example(f)})
-			done <- err
-		}()
+		go func() { done <- callWrite(ctx, cs, tool, example(f)) }()
 	}
 
 	held := waitForHolds(t, ctx, queue, outcomes)
@@ -353,6 +353,36 @@ func makeWriteFixtures(t *testing.T, ctx context.Context, rt *runtime, queue app
 // waitForHolds waits until every call in outcomes is pending in the
 // approvals queue, or has answered (ran without a hold), and returns the
 // holds found.
+// taskIDParams and taskPayload are tasks/result's params and answer, which
+// the Go SDK client lacks.
+type taskIDParams struct {
+	mcp.ParamsBase
+	TaskID string `json:"taskId"`
+}
+
+type taskPayload struct {
+	mcp.ResultBase
+	IsError bool `json:"isError"`
+}
+
+// callWrite calls a write tool as a client on 2025-11-25 must: plainly, or,
+// for a tool whose manifest requires a task, as a task (the Go SDK client
+// cannot send params.task, so it sends the _meta key the server's screen
+// moves that field to), then waits for its outcome with tasks/result.
+func callWrite(ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any) error {
+	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err == nil || !strings.Contains(err.Error(), "must be called as a task") {
+		return err
+	}
+	created, err := cs.CallTool(ctx, &mcp.CallToolParams{Meta: mcp.Meta{"io.metaforge/task": map[string]any{}}, Name: tool, Arguments: args})
+	if err != nil {
+		return err
+	}
+	id, _ := created.Meta["callId"].(string)
+	_, err = mcp.CallCustomMethod[*taskIDParams, *taskPayload](ctx, cs, "tasks/result", &taskIDParams{TaskID: id})
+	return err
+}
+
 func waitForHolds(t *testing.T, ctx context.Context, queue approvals.Queue, outcomes map[string]chan error) []approvals.HeldCall {
 	t.Helper()
 	answered := map[string]bool{}

@@ -175,6 +175,7 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 		Profile:      rt.profile,
 		Limits:       rt.limits,
 		Middleware:   []mcp.Middleware{rt.ops.tracing.Middleware(rt.registered)},
+		TaskMaxTTL:   taskMaxTTL(rt.temporal.Client, rt.temporal.Namespace, logger),
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/approvals"
+	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/workflows"
 )
@@ -73,3 +74,21 @@ func (e *fuzzOnlyEngine) CallEnded(_ context.Context, callID, _ string) (bool, e
 	_, running := e.calls[callID]
 	return !running, nil
 }
+
+// errNoTasks: the fuzz target's engine keeps no workflow to be a task, so
+// a task-augmented call or a tasks/* request gets the server's own error.
+var errNoTasks = errors.New("the fuzz target's in-memory engine keeps no tasks")
+
+func (e *fuzzOnlyEngine) StartTask(context.Context, workflows.ToolCallInput, *approvals.Ask, mcpserver.TaskStart) (string, error) {
+	return "", errNoTasks
+}
+
+func (e *fuzzOnlyEngine) DescribeCall(context.Context, string) (mcpserver.CallState, error) {
+	return mcpserver.CallState{}, mcpserver.ErrCallNotFound
+}
+
+func (e *fuzzOnlyEngine) ListTasks(context.Context, string, *mcpserver.TaskCursor, int) ([]mcpserver.CallState, *mcpserver.TaskCursor, error) {
+	return nil, nil, nil
+}
+
+func (e *fuzzOnlyEngine) CancelCall(context.Context, string) error { return mcpserver.ErrCallNotFound }
