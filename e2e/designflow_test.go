@@ -60,16 +60,8 @@ type designFlow struct {
 // with its search attributes.
 func TestMechDesignFlowThroughMCP(t *testing.T) {
 	ports := freePorts(t, 3)
-	srv := serve(t, ports[0], ports[1], ports[2])
-	base := fmt.Sprintf("http://127.0.0.1:%d", ports[2])
-
-	// The agent's MCP server is `metaforge mcp` over stdio, sharing the
-	// serve's Temporal (its tools run on the serve's workers and twin).
-	cmd := command(t, 10*time.Minute, nodePath, "designflow_client.mjs", base, binary, "mcp",
-		"--data-dir", filepath.Join(t.TempDir(), "mcp"), "--no-worker")
-	cmd.Env = append(cmd.Env, fmt.Sprintf("TEMPORAL_ADDRESS=127.0.0.1:%d", ports[0]), "E2E_OPERATOR_TOKEN="+operatorToken(t, srv.dataDir))
 	var o designFlow
-	runClient(t, "node designflow_client.mjs", cmd, 10*time.Minute, &o)
+	runStdioAgent(t, "designflow_client.mjs", ports, 10*time.Minute, &o)
 	if o.UnapprovedStart == nil || !strings.Contains(o.UnapprovedStart.Message, "has not been approved") {
 		t.Errorf("starting the unapproved version: want a refusal naming the approval, got %+v", o.UnapprovedStart)
 	}
@@ -123,7 +115,7 @@ func TestMechDesignFlowThroughMCP(t *testing.T) {
 	}
 
 	// REST: the run is listed with its Temporal UI link.
-	r, err := http.Get(base + "/v1/runs?project=" + o.ProjectID)
+	r, err := http.Get(fmt.Sprintf("http://127.0.0.1:%d/v1/runs?project=%s", ports[2], o.ProjectID))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,4 +140,18 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// runStdioAgent serves MetaForge on ports and runs a Node client as an
+// agent on this machine would: its MCP server is `metaforge mcp` over
+// stdio, sharing serve's Temporal (its tools run on serve's workers and
+// twin), with serve's REST address and the operator token a person
+// decides with. It decodes the client's line into out.
+func runStdioAgent(t *testing.T, script string, ports []int, timeout time.Duration, out any) {
+	t.Helper()
+	srv := serve(t, ports[0], ports[1], ports[2])
+	base := fmt.Sprintf("http://127.0.0.1:%d", ports[2])
+	cmd := command(t, timeout, nodePath, script, base, binary, "mcp", "--data-dir", filepath.Join(t.TempDir(), "mcp"), "--no-worker")
+	cmd.Env = append(cmd.Env, fmt.Sprintf("TEMPORAL_ADDRESS=127.0.0.1:%d", ports[0]), "E2E_OPERATOR_TOKEN="+operatorToken(t, srv.dataDir))
+	runClient(t, "node "+script, cmd, timeout, out)
 }

@@ -3,9 +3,7 @@
 package e2e
 
 import (
-	"fmt"
 	"math"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -72,14 +70,8 @@ type analysisSeen struct {
 // safety factor grows with the thickness (5 -> 8 mm: bending stress
 // 3 F L / (b t^2) falls as t^2, 2.56 times).
 func TestLoadCasesFollowTheDesignThroughMCP(t *testing.T) {
-	ports := freePorts(t, 3)
-	srv := serve(t, ports[0], ports[1], ports[2])
-	base := fmt.Sprintf("http://127.0.0.1:%d", ports[2])
-	cmd := command(t, 10*time.Minute, nodePath, "loadcase_flow_client.mjs", base, binary, "mcp",
-		"--data-dir", filepath.Join(t.TempDir(), "mcp"), "--no-worker")
-	cmd.Env = append(cmd.Env, fmt.Sprintf("TEMPORAL_ADDRESS=127.0.0.1:%d", ports[0]), "E2E_OPERATOR_TOKEN="+operatorToken(t, srv.dataDir))
 	var o loadCaseFlow
-	runClient(t, "node loadcase_flow_client.mjs", cmd, 10*time.Minute, &o)
+	runStdioAgent(t, "loadcase_flow_client.mjs", freePorts(t, 3), 10*time.Minute, &o)
 
 	weight := 20 * 9.80665
 	if len(o.IntentShelf) != 1 || math.Abs(o.IntentShelf[0].Magnitude-weight) > 1e-9 || o.IntentShelf[0].Unit != "N" ||

@@ -89,15 +89,11 @@ func (s *Server) taskTTL(t taskRequest) time.Duration {
 // soon as the workflow is durable. The call is followed to its end in the
 // background, where its running slot is released and it is observed.
 func (s *Server) startTask(ctx context.Context, req *mcp.CallToolRequest, t taskRequest) (mcp.Result, error) {
-	record := recordOf(ctx)
-	record.args = req.Params.Arguments
-	in, rpcErr := s.prepareCall(req.Params.Name, req.Params.Arguments, 0, clientName(req.Session), s.sessionID(req.Session))
+	in, rpcErr := s.mcpCallInput(ctx, req)
 	if rpcErr != nil {
 		return nil, rpcErr
 	}
-	in.Caller = s.callerOf(req.Extra)
-	in.Requester = requesterOf(req.Extra)
-	record.in = &in
+	record := recordOf(ctx)
 	if rpcErr := s.checkRate(ctx, in); rpcErr != nil {
 		return nil, rpcErr
 	}

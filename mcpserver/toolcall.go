@@ -79,18 +79,29 @@ func (s *Server) prepareCall(toolID string, args json.RawMessage, timeoutSeconds
 	}, nil
 }
 
-// callTool is the MCP tools/call handler: validate, rule on a hold, run
-// the workflow, relay.
-func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+// mcpCallInput is an MCP tools/call as the ToolCall workflow takes it, with
+// who asked, noted on the call's record: what a plain call and a task
+// both start from.
+func (s *Server) mcpCallInput(ctx context.Context, req *mcp.CallToolRequest) (workflows.ToolCallInput, *jsonrpc.Error) {
 	record := recordOf(ctx)
 	record.args = req.Params.Arguments
 	in, rpcErr := s.prepareCall(req.Params.Name, req.Params.Arguments, 0, clientName(req.Session), s.sessionID(req.Session))
 	if rpcErr != nil {
-		return nil, rpcErr
+		return in, rpcErr
 	}
 	in.Caller = s.callerOf(req.Extra)
 	in.Requester = requesterOf(req.Extra)
 	record.in = &in
+	return in, nil
+}
+
+// callTool is the MCP tools/call handler: validate, rule on a hold, run
+// the workflow, relay.
+func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	in, rpcErr := s.mcpCallInput(ctx, req)
+	if rpcErr != nil {
+		return nil, rpcErr
+	}
 	if req.Extra != nil {
 		// The SDK does not end a handler when its POST's connection
 		// closes; this server does, so a client that hangs up stops the
@@ -110,7 +121,7 @@ func (s *Server) callTool(ctx context.Context, req *mcp.CallToolRequest) (*mcp.C
 		res = s.withConnectionReport(ctx, req, res)
 	}
 	res = s.askPerson(ctx, req, in, res)
-	record.res = &res
+	recordOf(ctx).res = &res
 	return s.toolResult(res)
 }
 

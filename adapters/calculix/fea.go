@@ -363,14 +363,15 @@ func (res *FEAResult) fillStatic(md *model, blocks []*Block, loadDir [3]float64,
 		sf := res.Material.YieldStrengthMPa / peak.Value
 		res.SafetyFactor = &sf
 	}
+	loadAt, loadNodes, loaded := md.loadResultant(faces)
 	for _, c := range cuts {
 		sec, why := md.section(c, stress)
 		if sec == nil {
 			res.SectionNote = why
 			continue
 		}
-		if at, nodes, ok := md.loadResultant(faces); ok {
-			sec.checkEquilibrium(c, force, at, nodes)
+		if loaded {
+			sec.checkEquilibrium(c, force, loadAt, loadNodes)
 		}
 		res.SectionStress = append(res.SectionStress, *sec)
 	}
