@@ -42,6 +42,21 @@ func Staleness(ctx context.Context, s Store, evidenceID string) (Freshness, erro
 	return f, nil
 }
 
+// SupersededBy lists the evidence that replaces this evidence (SUPERSEDES
+// into it), oldest first: evidence a revalidation re-ran is replaced, not
+// deleted, so its history stays.
+func SupersededBy(ctx context.Context, s Store, evidenceID string) ([]Node, error) {
+	ns, err := s.Neighbors(ctx, evidenceID, Incoming, EdgeSupersedes)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Node, 0, len(ns))
+	for _, n := range ns {
+		out = append(out, n.Node)
+	}
+	return out, nil
+}
+
 // EvidenceWrite is a result to record as evidence.
 type EvidenceWrite struct {
 	ProjectID, Name, Kind string
@@ -52,8 +67,12 @@ type EvidenceWrite struct {
 	// revisions it was computed against; Verifies the refs of the
 	// requirements it bears on.
 	ValidAgainst, Verifies []string
-	Data                   map[string]any
-	IdempotencyKey         string
+	// Supersedes are the node ids of evidence this result replaces (a
+	// revalidation re-running a stale result): linked SUPERSEDES, so the
+	// stale one no longer counts against a release.
+	Supersedes     []string
+	Data           map[string]any
+	IdempotencyKey string
 }
 
 // Check refuses a value with no metric, before anything is read.
@@ -90,6 +109,16 @@ func RecordEvidence(ctx context.Context, s Store, w EvidenceWrite) (n Node, pinn
 			return Node{}, nil, Freshness{}, fmt.Errorf("verifies %s: %w", ref, err)
 		}
 		links = append(links, Link{Type: EdgeVerifies, To: n.ID, Properties: map[string]any{"ref": n.Ref()}})
+	}
+	for _, id := range w.Supersedes {
+		old, err := s.GetNode(ctx, id)
+		if err != nil {
+			return Node{}, nil, Freshness{}, fmt.Errorf("supersedes %s: %w", id, err)
+		}
+		if old.Type != "evidence" || old.ProjectID != w.ProjectID {
+			return Node{}, nil, Freshness{}, Refusef("supersedes %s: that is a %s in project %s, not evidence of this project; name the evidence this result replaces", id, old.Type, old.ProjectID)
+		}
+		links = append(links, Link{Type: EdgeSupersedes, To: old.ID})
 	}
 	props := map[string]any{"kind": w.Kind}
 	if w.Metric != "" {

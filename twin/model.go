@@ -103,6 +103,10 @@ const (
 	EdgeContains     = "CONTAINS"
 	EdgeUses         = "USES"
 	EdgeConstrains   = "CONSTRAINED_BY"
+	// EdgeSupersedes points from a record to the one it replaces: fresh
+	// evidence from a revalidation to the stale evidence it re-ran, a
+	// loop's iteration to the one before it.
+	EdgeSupersedes = "SUPERSEDES"
 )
 
 // Direction of a walk along edges.

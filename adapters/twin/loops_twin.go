@@ -19,7 +19,6 @@ const (
 	loopNodeType      = "design_loop"
 	iterationNodeType = "design_loop_iteration"
 	outcomeNodeType   = "design_loop_outcome"
-	edgeSupersedes    = "SUPERSEDES"
 	edgeOutcomeOf     = "OUTCOME_OF"
 	edgeGeneratedFrom = "GENERATED_FROM"
 )
@@ -41,7 +40,7 @@ func (b *Backend) RecordDesignLoop(ctx context.Context, r twin.LoopRecord) (stri
 func (b *Backend) RecordLoopIteration(ctx context.Context, r twin.IterationRecord) (string, error) {
 	links := []twin.Link{{Type: twin.EdgeConstrains, To: r.LoopNodeID}}
 	if r.PreviousID != "" {
-		links = append(links, twin.Link{Type: edgeSupersedes, To: r.PreviousID})
+		links = append(links, twin.Link{Type: twin.EdgeSupersedes, To: r.PreviousID})
 	}
 	n, err := b.Store.RecordNode(ctx, twin.RecordWrite{ProjectID: r.ProjectID, Type: iterationNodeType,
 		Name: fmt.Sprintf("design loop %s iteration %d: %s = %.6g mm", r.LoopID, r.Index, r.Parameter, r.Value),
