@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -53,6 +54,12 @@ var (
 // process. It fails the test, never skips it, when there is no server.
 func URI(t testing.TB, port string) (uri, user, password string) {
 	t.Helper()
+	if own := os.Getenv("METAFORGE_TEST_NEO4J_PORT"); own != "" {
+		// A developer running one package's tests beside another
+		// checkout's gives them a server of their own, out of reach of
+		// the other's Wipe.
+		port = own
+	}
 	mu.Lock()
 	srv := servers[port]
 	if srv == nil {
