@@ -159,12 +159,3 @@ func Rebase(ctx context.Context, s Store, projectID string, patch []PatchOp) ([]
 	}
 	return out, moved, nil
 }
-
-// patchRefs are the ops' refs, in order.
-func patchRefs(patch []PatchOp) []string {
-	out := make([]string, len(patch))
-	for i, op := range patch {
-		out[i] = strings.TrimSpace(op.Ref)
-	}
-	return out
-}
