@@ -3,6 +3,8 @@ package twin
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 )
 
@@ -309,8 +311,19 @@ func ReplayOf(ev Node) (r *Replay, problem string) {
 	if !ok {
 		return nil, "data.replay has no args object"
 	}
+	if !ReplayableTools[tool] {
+		return nil, fmt.Sprintf("its recipe names %s, which is not a tool revalidation re-runs (only %s): a recipe is data anyone could record, so it is never trusted to start another tool", tool, strings.Join(slices.Sorted(maps.Keys(ReplayableTools)), ", "))
+	}
+	if _, ok := args["tier2"]; ok {
+		return nil, "it was solved on a mesh of the old geometry (tier2.mesh_file): re-mesh the committed revision and run twin.evaluate_metric with its tier2 inputs"
+	}
 	return &Replay{ToolID: tool, Args: args}, ""
 }
+
+// ReplayableTools are the tools a revalidation re-runs from a recipe: ones
+// that recompute from the twin's own record of the revision, so the same
+// arguments on the next revision describe the changed design.
+var ReplayableTools = map[string]bool{"twin.evaluate_metric": true}
 
 // approvalFor is the level the impact needs and why.
 func approvalFor(c ChangeImpact, roots, reached []Node) (string, string) {

@@ -43,7 +43,7 @@ func newBracket(t *testing.T, s twin.Store) bracket {
 		t.Fatal(err)
 	}
 	b.replayArgs = map[string]any{"project_id": b.p.ID, "work_product_id": "BRK@1", "metric": "tip_deflection", "load_n": 100.0,
-		"limit_mm": 0.5, "tier2": map[string]any{"mesh_file": "brk.inp", "fixed_node_set": "FIX", "load_node_set": "TIP"}}
+		"limit_mm": 0.5}
 	b.fea = b.record(twin.EvidenceWrite{Name: "tip_deflection tier 0", Kind: "calculation", Metric: "tip_deflection", Value: limit(0.31),
 		Unit: "mm", ValidAgainst: []string{"BRK@1"}, Verifies: []string{b.cs.ItemKey},
 		Data: map[string]any{"tier": 0, "replay": map[string]any{"tool_id": "twin.evaluate_metric", "args": b.replayArgs}}})
@@ -313,7 +313,7 @@ func testCommitChange(t *testing.T, s twin.Store) {
 	}
 	r := twin.RebaseReplay(*fea.Replay, res.Moved, b.fea.ID)
 	want := map[string]any{"project_id": b.p.ID, "work_product_id": "BRK@2", "metric": "tip_deflection", "load_n": 100.0, "limit_mm": 0.5,
-		"tier2": map[string]any{"mesh_file": "brk.inp", "fixed_node_set": "FIX", "load_node_set": "TIP"}, "supersedes": []string{b.fea.ID}}
+		"supersedes": []string{b.fea.ID}}
 	if r.ToolID != "twin.evaluate_metric" || !reflect.DeepEqual(r.Args, want) {
 		t.Fatalf("RebaseReplay = %+v, want %v", r, want)
 	}
@@ -452,4 +452,22 @@ func twinSnapshot(t *testing.T, s twin.Store, projectID string) map[string]strin
 		out["node "+n.ID] = fmt.Sprintf("%s %s %s %s edges=%v", n.Type, n.Ref(), n.Name, props, edges)
 	}
 	return out
+}
+
+// A recipe is data anyone could record: only the tools revalidation knows
+// are re-run, and an FEA on a mesh of the old geometry is left to a person.
+func TestReplayOfTrustsOnlyKnownRecipes(t *testing.T) {
+	recipe := func(tool string, args map[string]any) twin.Node {
+		return twin.Node{Properties: map[string]any{"data": map[string]any{"replay": map[string]any{"tool_id": tool, "args": args}}}}
+	}
+	if r, problem := twin.ReplayOf(recipe("twin.evaluate_metric", map[string]any{"work_product_id": "BRK@1"})); r == nil || problem != "" {
+		t.Fatalf("a tier-0 recipe: %+v %s", r, problem)
+	}
+	if r, problem := twin.ReplayOf(recipe("project.delete", map[string]any{"project_id": "p"})); r != nil || !strings.Contains(problem, "project.delete") {
+		t.Fatalf("a forged recipe: %+v %s", r, problem)
+	}
+	if r, problem := twin.ReplayOf(recipe("twin.evaluate_metric", map[string]any{"tier2": map[string]any{"mesh_file": "m.inp"}})); r != nil ||
+		!strings.Contains(problem, "mesh") {
+		t.Fatalf("a tier-2 recipe: %+v %s", r, problem)
+	}
 }

@@ -27,34 +27,48 @@ func TestMetricEvidenceCarriesItsReplayRecipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	m := twin.MetricCall{CallID: "0123456789abcdef", ProjectID: p.ID, WorkProductID: "BRK", Metric: "tip_deflection", LoadN: 100,
-		LimitMM: 0.5, BandPct: 20, Tier2: &twin.Tier2Call{MeshFile: "brk.inp", FixedNodeSet: "FIX", LoadNodeSet: "TIP"}}
+		LimitMM: 0.5, BandPct: 20}
 	t0, err := be.Tier0Metric(ctx, m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t2, err := be.RecordTier2Metric(ctx, m, 0.3, "fedcba9876543210")
+	// A tier-2 evaluation solved on a mesh of BRK@1's geometry.
+	m2 := m
+	m2.CallID, m2.Tier2 = "0123456789abcdee", &twin.Tier2Call{MeshFile: "brk.inp", FixedNodeSet: "FIX", LoadNodeSet: "TIP"}
+	t2, err := be.RecordTier2Metric(ctx, m2, 0.3, "fedcba9876543210")
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantArgs := map[string]any{"project_id": p.ID, "work_product_id": "BRK@1", "metric": "tip_deflection", "load_n": 100.0, "limit_mm": 0.5,
-		"band_pct": 20.0, "tier2": map[string]any{"mesh_file": "brk.inp", "fixed_node_set": "FIX", "load_node_set": "TIP"}}
-	for _, id := range []string{t0.EvidenceID, t2.EvidenceID} {
-		ev, err := be.mem.GetNode(ctx, id)
-		if err != nil {
-			t.Fatal(err)
-		}
-		r, problem := twin.ReplayOf(ev)
-		if r == nil || problem != "" || r.ToolID != "twin.evaluate_metric" || !reflect.DeepEqual(r.Args, wantArgs) {
-			t.Fatalf("evidence %s's recipe = %+v (%s), want twin.evaluate_metric with %v", ev.Name, r, problem, wantArgs)
-		}
+		"band_pct": 20.0}
+	ev0, err := be.mem.GetNode(ctx, t0.EvidenceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r, problem := twin.ReplayOf(ev0); r == nil || problem != "" || r.ToolID != "twin.evaluate_metric" || !reflect.DeepEqual(r.Args, wantArgs) {
+		t.Fatalf("tier 0's recipe = %+v (%s), want twin.evaluate_metric with %v", r, problem, wantArgs)
+	}
+	// Tier 2's recipe is recorded, but its mesh is of the old geometry: a
+	// person re-meshes, the plan never replays it on the new revision.
+	ev2, err := be.mem.GetNode(ctx, t2.EvidenceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	recorded := ev2.Properties["data"].(map[string]any)["replay"].(map[string]any)["args"].(map[string]any)
+	if recorded["tier2"] == nil {
+		t.Fatalf("tier 2's recipe lacks its tier2 inputs: %v", recorded)
+	}
+	if r, problem := twin.ReplayOf(ev2); r != nil || !strings.Contains(problem, "mesh") {
+		t.Fatalf("tier 2's recipe = %+v (%s), want it refused for its mesh of the old geometry", r, problem)
 	}
 
 	imp, err := twin.AnalyzeChange(ctx, be.mem, p.ID, []twin.PatchOp{{Ref: "BRK@1", Set: map[string]any{"wall_thickness_mm": 3.0}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(imp.Plan.Replay) != 2 || len(imp.Plan.ManualReviewNeeded) != 0 {
-		t.Fatalf("plan = %+v, want both tiers replayed", imp.Plan)
+	if len(imp.Plan.Replay) != 1 || imp.Plan.Replay[0].EvidenceID != t0.EvidenceID || len(imp.Plan.ManualReviewNeeded) != 1 ||
+		imp.Plan.ManualReviewNeeded[0].EvidenceID != t2.EvidenceID {
+		t.Fatalf("plan = %+v, want tier 0 replayed and tier 2 for manual review", imp.Plan)
 	}
 	res, err := twin.CommitChange(ctx, be.mem, twin.ChangeCommit{ProjectID: p.ID, ChangeID: "ECO-7", Reason: "stiffer", Author: "alice",
 		ApprovedBy: "bob", Patch: []twin.PatchOp{{Ref: brk.Ref(), Set: map[string]any{"wall_thickness_mm": 3.0}}}, IdempotencyKey: "eco-7"})
