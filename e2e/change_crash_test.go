@@ -18,8 +18,9 @@ import (
 	"github.com/metaforge/metaforge/workflows"
 )
 
-// get reads a route as the local operator.
-func (r *crashRig) get(path string, into any) {
+// get reads a route as the local operator into into, and answers its
+// status: right after a restart, a change's state may not be readable yet.
+func (r *crashRig) get(path string, into any) int {
 	r.t.Helper()
 	req, err := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d%s", r.ports[2], path), nil)
 	if err != nil {
@@ -31,11 +32,28 @@ func (r *crashRig) get(path string, into any) {
 		r.t.Fatalf("GET %s: %v", path, err)
 	}
 	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		r.t.Fatalf("GET %s: %s", path, resp.Status)
+	if resp.StatusCode == http.StatusOK {
+		if err := json.NewDecoder(resp.Body).Decode(into); err != nil {
+			r.t.Fatalf("GET %s: %v", path, err)
+		}
 	}
-	if err := json.NewDecoder(resp.Body).Decode(into); err != nil {
-		r.t.Fatalf("GET %s: %v", path, err)
+	return resp.StatusCode
+}
+
+// waitChange polls GET /v1/changes/{id} until ok holds.
+func (r *crashRig) waitChange(changeID, what string, ok func(workflows.ChangeState) bool) workflows.ChangeState {
+	r.t.Helper()
+	deadline := time.Now().Add(time.Minute)
+	for {
+		var st workflows.ChangeState
+		code := r.get("/v1/changes/"+changeID, &st)
+		if code == http.StatusOK && ok(st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			r.t.Fatalf("change %s: not %s after a minute: %d %s (busy %q)", changeID, what, code, st.Status, st.Busy)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }
 
@@ -99,9 +117,9 @@ func TestEngineeringChangeSurvivesKill9(t *testing.T) {
 	r.start()
 	mark("serve killed and restarted")
 
-	// The change is where it was.
-	var after workflows.ChangeState
-	r.get("/v1/changes/"+changeID, &after)
+	// The change is where it was (its READY_FOR_REVIEW event recorded:
+	// not Busy).
+	after := r.waitChange(changeID, "readable and not busy", func(st workflows.ChangeState) bool { return st.Busy == "" })
 	if after.Status != workflows.ChangeReadyForReview || len(after.History) != len(before.History) || after.Analysis == nil ||
 		after.Analysis.ApprovalLevel != before.Analysis.ApprovalLevel {
 		t.Fatalf("after the kill the change is %s with %d events; it was %s with %d", after.Status, len(after.History), before.Status,
@@ -118,7 +136,7 @@ func TestEngineeringChangeSurvivesKill9(t *testing.T) {
 	if st.Status != workflows.ChangeCommitted || st.Commit == nil || len(st.Commit.Revisions) != 1 {
 		t.Fatalf("commit: %s %+v", st.Status, st.Commit)
 	}
-	mark("approved and committed over REST")
+	mark(fmt.Sprintf("proposed by %s, approved by %s and committed over REST", st.CreatedBy, st.Review.By))
 
 	// Listed COMMITTED (visibility follows the workflow: polled).
 	var listed struct {
@@ -129,8 +147,7 @@ func TestEngineeringChangeSurvivesKill9(t *testing.T) {
 	}
 	deadline := time.Now().Add(30 * time.Second)
 	for {
-		r.get("/v1/changes?project="+r.project, &listed)
-		if len(listed.Changes) == 1 && listed.Changes[0].ChangeID == changeID && listed.Changes[0].Status == workflows.ChangeCommitted {
+		if r.get("/v1/changes?project="+r.project, &listed) == http.StatusOK && len(listed.Changes) == 1 && listed.Changes[0].ChangeID == changeID && listed.Changes[0].Status == workflows.ChangeCommitted {
 			break
 		}
 		if time.Now().After(deadline) {

@@ -173,12 +173,13 @@ func TestEngineeringChangeResumesAfterWorkerKill(t *testing.T) {
 	startWorkerProcess(t, tmp.Address, env...)
 
 	// The second worker redoes the walk once the killed attempt times
-	// out.
+	// out. The change shows READY_FOR_REVIEW while that step's event is
+	// being recorded (Busy): a review waits for it to end.
 	var st workflows.ChangeState
 	waitUntil(t, ctx, "the change READY_FOR_REVIEW", func() bool {
 		var ok bool
 		st, ok = state()
-		return ok && st.Status == workflows.ChangeReadyForReview
+		return ok && st.Status == workflows.ChangeReadyForReview && st.Busy == ""
 	})
 	mark("READY_FOR_REVIEW on the second worker")
 	a := st.Analysis
