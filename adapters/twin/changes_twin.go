@@ -17,7 +17,8 @@ func (b *Backend) AnalyzeChange(ctx context.Context, projectID string, patch []t
 
 // RebasePatch re-points a patch at its items' current heads.
 func (b *Backend) RebasePatch(ctx context.Context, projectID string, patch []twin.PatchOp) ([]twin.PatchOp, error) {
-	return twin.Rebase(ctx, b.Store, projectID, patch)
+	ops, _, err := twin.Rebase(ctx, b.Store, projectID, patch)
+	return ops, err
 }
 
 // CommitChange applies a patch whole, or not at all.

@@ -57,6 +57,11 @@ func (s *writeCountingStore) CommitRevision(ctx context.Context, w twin.Revision
 	return s.Store.CommitRevision(ctx, w)
 }
 
+func (s *writeCountingStore) CommitRevisions(ctx context.Context, ws []twin.RevisionWrite) ([]twin.Node, error) {
+	s.writes.Add(1)
+	return s.Store.CommitRevisions(ctx, ws)
+}
+
 func (s *writeCountingStore) RecordNode(ctx context.Context, w twin.RecordWrite) (twin.Node, error) {
 	s.writes.Add(1)
 	return s.Store.RecordNode(ctx, w)
