@@ -158,7 +158,7 @@ func (h ChangesHandler) settled(ctx context.Context, id string, analyzed bool) (
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		st, running, err := h.Changes.State(ctx, id)
-		done := err == nil && len(st.History) > 0 && (!analyzed || (st.Status != workflows.ChangeProposed && st.Status != workflows.ChangeAnalyzing))
+		done := err == nil && len(st.History) > 0 && st.Busy == "" && (!analyzed || (st.Status != workflows.ChangeProposed && st.Status != workflows.ChangeAnalyzing))
 		if done || time.Now().After(deadline) {
 			return st, running, err
 		}

@@ -236,8 +236,10 @@ func (c *changeRun) replay(ctx workflow.Context, e ChangePlanEntry) RevalidatedE
 func (c *changeRun) rollBack(ctx workflow.Context) error {
 	a := c.rollBackAsked
 	c.st.RollBack = a
-	return c.transition(ctx, ChangeRolledBack, a.By, "labelled rolled back: "+a.Reason+" (a label only: nothing is undone; "+
+	err := c.transition(ctx, ChangeRolledBack, a.By, "labelled rolled back: "+a.Reason+" (a label only: nothing is undone; "+
 		"propose a change that restores what is wanted)", nil)
+	c.rollBackAsked = nil
+	return err
 }
 
 // ReplayCallID is the child call that replays one stale evidence for a

@@ -30,7 +30,7 @@ func (c *changeRun) handle(ctx workflow.Context) error {
 			// recipes may take minutes of solver time.
 			func(a ChangeAction) { c.revalidateAsked = &a }, func() bool { return c.revalidateAsked == nil }},
 		{RollBackChangeUpdate, c.validateRollBack,
-			func(a ChangeAction) { c.rollBackAsked = &a }, func() bool { return c.st.Status == ChangeRolledBack }},
+			func(a ChangeAction) { c.rollBackAsked = &a }, func() bool { return c.st.Status == ChangeRolledBack && c.rollBackAsked == nil }},
 	}
 	for _, u := range updates {
 		err := workflow.SetUpdateHandlerWithOptions(ctx, u.name, func(ctx workflow.Context, a ChangeAction) (ChangeState, error) {
@@ -45,6 +45,9 @@ func (c *changeRun) handle(ctx workflow.Context) error {
 	return workflow.SetUpdateHandlerWithOptions(ctx, ReviewChangeUpdate, func(ctx workflow.Context, d ChangeDecision) (ChangeState, error) {
 		d.At = workflow.Now(ctx)
 		c.st.Review = &d
+		// No step may start while the decision is being recorded.
+		c.st.Busy = "recording its review"
+		defer func() { c.st.Busy = "" }()
 		status, verb := ChangeRejected, "rejected"
 		if d.Approve {
 			status, verb = ChangeApproved, "approved"

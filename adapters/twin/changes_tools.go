@@ -218,10 +218,13 @@ func followChange(ctx context.Context, b *Backend, p adapters.Process, s adapter
 	}
 	var st struct {
 		Status  string            `json:"status"`
+		Busy    string            `json:"busy"`
 		History []json.RawMessage `json:"history"`
 	}
 	_ = json.Unmarshal(state, &st)
-	settled := len(st.History) > 0 && (!analyze || (st.Status != "PROPOSED" && st.Status != "ANALYZING"))
+	// Busy: the analysis's last event is still being recorded, and a
+	// review sent now would be told to ask again.
+	settled := len(st.History) > 0 && st.Busy == "" && (!analyze || (st.Status != "PROPOSED" && st.Status != "ANALYZING"))
 	answer["duplicate"], answer["state"] = s.Duplicate, state
 	out, err := json.Marshal(answer)
 	return out, settled, err
