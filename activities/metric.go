@@ -32,7 +32,13 @@ var errNoMetricTwin = errors.New("this worker serves no twin, so a metric cannot
 
 func metricCall(in workflows.MetricRequest) twin.MetricCall {
 	m := twin.MetricCall{CallID: in.CallID, ProjectID: in.ProjectID, WorkProductID: in.WorkProductID, Metric: in.Metric,
-		LoadN: in.LoadN, LimitMM: in.LimitMM, BandPct: in.BandPct}
+		LoadN: in.LoadN, LimitMM: in.LimitMM, BandPct: in.BandPct, Supersedes: in.Supersedes}
+	// The tier-2 input rides along so the evidence's replay recipe
+	// repeats the call as it was asked.
+	if t := in.Tier2; t != nil {
+		m.Tier2 = &twin.Tier2Call{MeshFile: t.MeshFile, FixedNodeSet: t.FixedNodeSet, LoadNodeSet: t.LoadNodeSet, Material: t.Material,
+			LoadDirection: t.LoadDirection}
+	}
 	return m
 }
 

@@ -17,6 +17,7 @@ type Twin interface {
 	LoopTwin
 	MetricTwin
 	ThermalTwin
+	ChangeTwin
 }
 
 // RegisterToolActivities registers, on an adapter queue's worker, the
@@ -29,7 +30,7 @@ func RegisterToolActivities(r worker.ActivityRegistry, t *Tools) {
 
 // RegisterWorkflowActivities registers, on the "metaforge" queue's worker,
 // the activities the workflows run there: gates and step calls of design
-// flows, design loops, and the evaluations, and InvokeToolLocal, the
+// flows, design loops, the evaluations, engineering changes, and InvokeToolLocal, the
 // short tools ToolCall runs as local activities. registry resolves the
 // tools a step calls.
 func RegisterWorkflowActivities(r worker.ActivityRegistry, tools *Tools, twin Twin) {
@@ -37,8 +38,10 @@ func RegisterWorkflowActivities(r worker.ActivityRegistry, tools *Tools, twin Tw
 	loops := &DesignLoops{}
 	metrics := &Metrics{Steps: designFlows}
 	thermal := &Thermal{Steps: designFlows}
+	changes := &Changes{Steps: designFlows}
 	if twin != nil {
 		designFlows.Facts, designFlows.LoadCases, loops.Twin, metrics.Twin, thermal.Twin = twin, twin, twin, twin, twin
+		changes.Twin = twin
 	} else {
 		designFlows.Facts = noTwin{}
 	}
@@ -60,6 +63,11 @@ func RegisterWorkflowActivities(r worker.ActivityRegistry, tools *Tools, twin Tw
 		workflows.PrepareThermalCrossCheckActivity: thermal.PrepareThermalCrossCheck,
 		workflows.RecordThermalMetricActivity:      thermal.RecordThermalMetric,
 		workflows.InvokeToolLocalActivity:          tools.InvokeToolLocal,
+		workflows.AnalyzeChangeActivity:            changes.AnalyzeChange,
+		workflows.CommitChangeActivity:             changes.CommitChange,
+		workflows.RecordChangeEventActivity:        changes.RecordChangeEvent,
+		workflows.PrepareReplayCallActivity:        changes.PrepareReplayCall,
+		workflows.ConfirmRevalidationActivity:      changes.ConfirmRevalidation,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

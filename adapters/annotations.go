@@ -144,10 +144,21 @@ var annotationTable = map[string]Annotations{
 	"twin.start_tube_height_design_loop": {Idempotent: true},
 	"twin.get_design_loop":               {ReadOnly: true, Idempotent: true},
 	"twin.approve_design_loop":           {HumanAuthority: true, Idempotent: true},
-	"twin.evaluate_metric":               {Idempotent: true},
-	"twin.evaluate_thermal_metric":       {Idempotent: true},
-	"constraint.validate":                {ReadOnly: true, Idempotent: true},
-	"twin.query_cypher":                  {ReadOnly: true, Idempotent: true, WritesWithTwinMutations: true},
+	// Engineering changes: every step a held write; a review records
+	// who decided.
+	"twin.propose_engineering_change":          {Idempotent: true},
+	"twin.propose_change":                      {Idempotent: true},
+	"twin.analyze_engineering_change":          {Idempotent: true},
+	"twin.approve_engineering_change":          {HumanAuthority: true, Idempotent: true},
+	"twin.reject_engineering_change":           {HumanAuthority: true, Idempotent: true},
+	"twin.commit_engineering_change":           {Idempotent: true},
+	"twin.execute_revalidation_plan":           {Idempotent: true},
+	"twin.mark_engineering_change_rolled_back": {Idempotent: true},
+	"twin.get_engineering_change":              {ReadOnly: true, Idempotent: true},
+	"twin.evaluate_metric":                     {Idempotent: true},
+	"twin.evaluate_thermal_metric":             {Idempotent: true},
+	"constraint.validate":                      {ReadOnly: true, Idempotent: true},
+	"twin.query_cypher":                        {ReadOnly: true, Idempotent: true, WritesWithTwinMutations: true},
 
 	// The test-fixture adapter (internal/adaptertest) serves only tests.
 	// Its tools that change nothing are reads; write stands for any write,

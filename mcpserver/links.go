@@ -31,6 +31,7 @@ type dashboardView struct {
 var (
 	runsView     = dashboardView{page: "/runs", id: "run_id", label: "Run %s on the Runs page, where its gates are decided"}
 	approvalView = dashboardView{page: "/approvals", id: "approval_id", label: "Approval %s on the Approvals page, where a person decides it"}
+	changesView  = dashboardView{page: "/changes", id: "change_id", label: "Engineering change %s on the Changes page, where a person reviews it"}
 )
 
 // dashboardViews maps a tool to the view of what it touched. Only pages
@@ -50,6 +51,16 @@ var dashboardViews = map[string]dashboardView{
 	"phase.claim":                runsView,
 	"phase.submit":               runsView,
 	"flow.propose":               approvalView,
+
+	"twin.propose_engineering_change":          changesView,
+	"twin.propose_change":                      changesView,
+	"twin.analyze_engineering_change":          changesView,
+	"twin.approve_engineering_change":          changesView,
+	"twin.reject_engineering_change":           changesView,
+	"twin.commit_engineering_change":           changesView,
+	"twin.execute_revalidation_plan":           changesView,
+	"twin.mark_engineering_change_rolled_back": changesView,
+	"twin.get_engineering_change":              changesView,
 }
 
 // LinkedPages are the pages results link to, by tool id. The pages' own

@@ -39,7 +39,7 @@ func flowStack(t *testing.T, dashboardURL string) *mcptest.Stack {
 		// serve tells people its own address for the Approvals page when
 		// METAFORGE_DASHBOARD_URL is unset; that must not become a link base.
 		o.Holds.DashboardURL = "http://127.0.0.1:8765"
-		o.Routes = []mcpserver.Routes{runs.Handler{Runs: svc}, ledger.Handler{}}
+		o.Routes = []mcpserver.Routes{runs.Handler{Runs: svc}, runs.ChangesHandler{Changes: &runs.Changes{}, Runs: svc}, ledger.Handler{}}
 	}, extra...)
 	// The run service needs the stack's Temporal, which exists only now;
 	// no tool has run yet.

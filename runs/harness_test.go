@@ -52,6 +52,7 @@ type harness struct {
 	runs     *runs.Service
 	queue    approvals.Queue
 	facts    *twinadapter.Backend
+	changes  *runs.Changes
 	project  string
 }
 
@@ -79,19 +80,26 @@ func newHarness(t *testing.T, extra ...adapters.Adapter) *harness {
 // the mesher there, and a flow finds a revision meshed before.
 func newHarnessIn(t *testing.T, ws *workspace.Workspace, extra ...adapters.Adapter) *harness {
 	t.Helper()
+	mem := twin.NewMemoryStore()
+	return newHarnessOn(t, mem, mem, ws, extra...)
+}
+
+// newHarnessOn is newHarnessIn over the given twin store.
+func newHarnessOn(t *testing.T, store twin.Store, sessions twin.SessionBindings, ws *workspace.Workspace, extra ...adapters.Adapter) *harness {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	t.Cleanup(cancel)
 	tmp := workertest.StartTemporal(t)
-	mem := twin.NewMemoryStore()
 	blobs, err := twin.NewBlobStore(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	backend := &twinadapter.Backend{Store: mem, Sessions: mem, Blobs: blobs, Loops: &runs.Loops{Client: tmp.Client},
-		Metrics: runs.Metrics{}, Thermal: runs.Metrics{}}
+	changes := &runs.Changes{Client: tmp.Client, Namespace: tmp.Namespace}
+	backend := &twinadapter.Backend{Store: store, Sessions: sessions, Blobs: blobs, Loops: &runs.Loops{Client: tmp.Client},
+		Metrics: runs.Metrics{}, Thermal: runs.Metrics{}, Changes: changes}
 	reg := adapters.NewRegistry()
 	svc := &runs.Service{Client: tmp.Client, Namespace: tmp.Namespace, Registry: reg}
-	all := append(twinadapter.New(backend), flow.New(&flow.Service{Engine: svc, Store: mem, Facts: backend, Catalog: reg})...)
+	all := append(twinadapter.New(backend), flow.New(&flow.Service{Engine: svc, Store: store, Facts: backend, Catalog: reg})...)
 	for _, a := range append(all, extra...) {
 		if err := reg.Register(a); err != nil {
 			t.Fatal(err)
@@ -102,7 +110,7 @@ func newHarnessIn(t *testing.T, ws *workspace.Workspace, extra ...adapters.Adapt
 		backend.Files, deps.WorkspaceRoot = ws, ws.Root
 	}
 	workertest.StartWorkersWith(t, tmp, reg, deps)
-	h := &harness{t: t, ctx: ctx, temporal: tmp, reg: reg, runs: svc, facts: backend,
+	h := &harness{t: t, ctx: ctx, temporal: tmp, reg: reg, runs: svc, facts: backend, changes: changes,
 		queue: approvals.Queue{Client: tmp.Client, Namespace: tmp.Namespace}}
 	p := h.call("project.create", map[string]any{"name": "bracket-" + newID()})
 	h.project = p["project_id"].(string)
@@ -129,6 +137,13 @@ func (h *harness) callErr(tool string, args map[string]any) (map[string]any, err
 // tool's process (a run, an approval, an evaluation) run as its child.
 func (h *harness) callAs(tool string, args map[string]any, approvedBy string) (map[string]any, error) {
 	h.t.Helper()
+	return h.callBy(tool, args, "", approvedBy)
+}
+
+// callBy is callAs for a call a verified identity asked for (requester,
+// "" for none).
+func (h *harness) callBy(tool string, args map[string]any, requester, approvedBy string) (map[string]any, error) {
+	h.t.Helper()
 	raw, _ := json.Marshal(args)
 	if err := h.reg.ValidateArguments(tool, raw); err != nil {
 		return nil, err
@@ -139,7 +154,7 @@ func (h *harness) callAs(tool string, args map[string]any, approvedBy string) (m
 	}
 	callID := newID()
 	in := workflows.ToolCallInput{CallID: callID, ToolID: tool, AdapterID: m.AdapterID, Arguments: raw, TimeoutSeconds: m.TimeoutSeconds,
-		Idempotent: m.Idempotent, Retries: m.Retries, Caller: "local", SessionID: "session-1"}
+		Idempotent: m.Idempotent, Retries: m.Retries, Caller: "local", SessionID: "session-1", Requester: requester}
 	if approvedBy != "" {
 		in.Hold = &workflows.Hold{ApprovalID: callID, Route: workflows.RouteDashboard, WindowSeconds: 600,
 			Reason: "the harness's person decides", HumanAuthority: true}
@@ -151,7 +166,7 @@ func (h *harness) callAs(tool string, args map[string]any, approvedBy string) (m
 	}
 	if approvedBy != "" {
 		if _, err := h.queue.Decide(h.ctx, callID, workflows.Decision{Outcome: workflows.OutcomeApproved, Approver: approvedBy,
-			Route: workflows.RouteDashboard}); err != nil {
+			ApproverVerified: true, Route: workflows.RouteDashboard}); err != nil {
 			h.t.Fatalf("%s: approve as %s: %v", tool, approvedBy, err)
 		}
 	}
@@ -177,7 +192,7 @@ func (h *harness) callAs(tool string, args map[string]any, approvedBy string) (m
 // test (the last call of each).
 var processTools = map[string]bool{
 	"twin.evaluate_metric": true, "twin.evaluate_thermal_metric": true, "twin.start_design_loop": true,
-	"flow.propose": true, "flow.start_run": true,
+	"flow.propose": true, "flow.start_run": true, "twin.propose_change": true,
 }
 
 func (h *harness) call(tool string, args map[string]any) map[string]any {

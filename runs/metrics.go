@@ -21,7 +21,7 @@ var _ twinadapter.MetricEngine = Metrics{}
 // asked finds its own evaluation.
 func (Metrics) MetricProcess(c twin.MetricCall) (adapters.Process, error) {
 	in := workflows.MetricRequest{CallID: c.CallID, ProjectID: c.ProjectID, WorkProductID: c.WorkProductID, Metric: c.Metric,
-		LoadN: c.LoadN, LimitMM: c.LimitMM, BandPct: c.BandPct}
+		LoadN: c.LoadN, LimitMM: c.LimitMM, BandPct: c.BandPct, Supersedes: c.Supersedes}
 	if t := c.Tier2; t != nil {
 		in.Tier2 = &workflows.Tier2Input{MeshFile: t.MeshFile, FixedNodeSet: t.FixedNodeSet, LoadNodeSet: t.LoadNodeSet,
 			Material: t.Material, LoadDirection: t.LoadDirection}

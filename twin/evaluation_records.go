@@ -10,6 +10,10 @@ type MetricCall struct {
 	CallID, ProjectID, WorkProductID, Metric string
 	LoadN, LimitMM, BandPct                  float64
 	Tier2                                    *Tier2Call
+	// Supersedes are the node ids of stale evidence this evaluation
+	// replaces (a revalidation replaying its recipe); each tier's
+	// evidence SUPERSEDES them.
+	Supersedes []string
 }
 
 // Tier2Call is the solver input tier 2 runs with.

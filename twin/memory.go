@@ -181,6 +181,12 @@ func (m *MemoryStore) CommitRevision(ctx context.Context, w RevisionWrite) (Node
 	if err := m.checkLinks(w.ProjectID, w.Links); err != nil {
 		return Node{}, Item{}, err
 	}
+	n := m.writeRevision(w, item, isNew)
+	return n, *item, nil
+}
+
+// writeRevision writes a checked revision and moves its item's head.
+func (m *MemoryStore) writeRevision(w RevisionWrite, item *Item, isNew bool) Node {
 	n := Node{
 		ID: NewNodeID(), ProjectID: w.ProjectID, Type: w.ItemType, Name: w.Name, Properties: maps.Clone(w.Properties),
 		ItemKey: item.Key, Revision: item.HeadRevision + 1, ChangeReason: w.ChangeReason, Author: w.Author,
@@ -199,7 +205,51 @@ func (m *MemoryStore) CommitRevision(ctx context.Context, w RevisionWrite) (Node
 		item.CreatedAt = n.CreatedAt
 		m.items[w.ProjectID][item.Key] = item
 	}
-	return n, *item, nil
+	return n
+}
+
+// CommitRevisions implements Store: every write is checked before the
+// first is applied.
+func (m *MemoryStore) CommitRevisions(ctx context.Context, ws []RevisionWrite) ([]Node, error) {
+	if err := checkBatch(ws); err != nil {
+		return nil, err
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if out, ok, err := repeatedBatch(ws, func(key string) (Node, bool, error) {
+		id, ok := m.nodeByCall[key]
+		return m.nodes[id], ok, nil
+	}); err != nil || ok {
+		return out, err
+	}
+	if _, ok := m.projects[ws[0].ProjectID]; !ok {
+		return nil, fmt.Errorf("%w: no project %s", ErrNotFound, ws[0].ProjectID)
+	}
+	type checked struct {
+		item  *Item
+		isNew bool
+	}
+	plan := make([]checked, len(ws))
+	seen := map[string]int{}
+	for i, w := range ws {
+		item, isNew, err := m.resolveItem(w)
+		if err != nil {
+			return nil, err
+		}
+		if j, dup := seen[item.Key]; dup {
+			return nil, fmt.Errorf("%w: writes %d and %d both revise %s; one batch writes one revision per item", ErrInvalid, j+1, i+1, item.Key)
+		}
+		seen[item.Key] = i
+		if err := m.checkLinks(w.ProjectID, w.Links); err != nil {
+			return nil, err
+		}
+		plan[i] = checked{item, isNew}
+	}
+	out := make([]Node, len(ws))
+	for i, w := range ws {
+		out[i] = m.writeRevision(w, plan[i].item, plan[i].isNew)
+	}
+	return out, nil
 }
 
 // resolveItem finds the item a write revises, or makes a new one (not yet

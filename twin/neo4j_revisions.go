@@ -50,41 +50,48 @@ func (s *Neo4jStore) CommitRevision(ctx context.Context, w RevisionWrite) (Node,
 		}
 
 		// Everything is checked: write.
-		n := Node{
-			ID: NewNodeID(), ProjectID: w.ProjectID, Type: w.ItemType, Name: w.Name, Properties: storedProps(propsJSON),
-			ItemKey: item.Key, Revision: item.HeadRevision + 1, ChangeReason: w.ChangeReason, Author: w.Author,
-			CallID: w.IdempotencyKey, CreatedAt: now(),
-		}
-		if err := createNode(ctx, tx, n, propsJSON); err != nil {
-			return result{}, err
-		}
-		if !isNew {
-			var revProps map[string]any
-			if w.ChangeReason != "" {
-				revProps = map[string]any{"change_reason": w.ChangeReason}
-			}
-			rp, err := encodeProps("REVISION_OF edge", revProps)
-			if err != nil {
-				return result{}, err
-			}
-			revLink := []map[string]any{{"type": EdgeRevisionOf, "to": item.HeadNodeID, "props": rp, "ordinal": -1}}
-			if err := createEdges(ctx, tx, n.ID, revLink); err != nil {
-				return result{}, err
-			}
-		}
-		if err := createEdges(ctx, tx, n.ID, links); err != nil {
-			return result{}, err
-		}
-		item.HeadRevision, item.HeadNodeID, item.Name, item.UpdatedAt = n.Revision, n.ID, n.Name, n.CreatedAt
-		if isNew {
-			item.CreatedAt = n.CreatedAt
-		}
-		if err := writeItem(ctx, tx, item, isNew); err != nil {
+		n, err := writeRevision(ctx, tx, w, &item, isNew, propsJSON, links)
+		if err != nil {
 			return result{}, err
 		}
 		return result{n, item}, nil
 	})
 	return r.n, r.it, err
+}
+
+// writeRevision writes a checked revision and moves its item's head (item
+// is updated to match). The caller holds the project's lock.
+func writeRevision(ctx context.Context, tx neo4j.ManagedTransaction, w RevisionWrite, item *Item, isNew bool, propsJSON any, links []map[string]any) (Node, error) {
+	n := Node{
+		ID: NewNodeID(), ProjectID: w.ProjectID, Type: w.ItemType, Name: w.Name, Properties: storedProps(propsJSON),
+		ItemKey: item.Key, Revision: item.HeadRevision + 1, ChangeReason: w.ChangeReason, Author: w.Author,
+		CallID: w.IdempotencyKey, CreatedAt: now(),
+	}
+	if err := createNode(ctx, tx, n, propsJSON); err != nil {
+		return Node{}, err
+	}
+	if !isNew {
+		var revProps map[string]any
+		if w.ChangeReason != "" {
+			revProps = map[string]any{"change_reason": w.ChangeReason}
+		}
+		rp, err := encodeProps("REVISION_OF edge", revProps)
+		if err != nil {
+			return Node{}, err
+		}
+		revLink := []map[string]any{{"type": EdgeRevisionOf, "to": item.HeadNodeID, "props": rp, "ordinal": -1}}
+		if err := createEdges(ctx, tx, n.ID, revLink); err != nil {
+			return Node{}, err
+		}
+	}
+	if err := createEdges(ctx, tx, n.ID, links); err != nil {
+		return Node{}, err
+	}
+	item.HeadRevision, item.HeadNodeID, item.Name, item.UpdatedAt = n.Revision, n.ID, n.Name, n.CreatedAt
+	if isNew {
+		item.CreatedAt = n.CreatedAt
+	}
+	return n, writeItem(ctx, tx, *item, isNew)
 }
 
 // RecordNode implements Store.

@@ -33,6 +33,12 @@ func runRules(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"BreakdownRollsUpKnownMass", testBreakdown},
 		{"WorkProductReadAsTube", testTube},
 		{"LoadCasesNameAPartAndFacesByGeometry", testLoadCases},
+		{"AnalyzeChangeWalksTheThread", testAnalyzeChange},
+		{"ChangeApprovalLevels", testApprovalLevels},
+		{"CheckPatchRefusals", testCheckPatch},
+		{"CommitChangeWritesTheNextRevisions", testCommitChange},
+		{"CommitChangeConflictWritesNothing", testChangeConflict},
+		{"ChangeEventsAreIdempotent", testChangeEvents},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })

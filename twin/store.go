@@ -23,6 +23,14 @@ type Store interface {
 	// supersedes node or link target with ErrNotFound; nothing is written
 	// then.
 	CommitRevision(ctx context.Context, w RevisionWrite) (Node, Item, error)
+	// CommitRevisions writes several revisions, all of one project, as
+	// one: each is checked as CommitRevision checks it (a KEY@n ItemKey
+	// asserts that item's head), and if any check fails nothing is
+	// written. Two writes may not revise one item. Writes whose
+	// idempotency keys all made revisions already return those, in
+	// order, and write nothing; an engineering change commits its patch
+	// with it.
+	CommitRevisions(ctx context.Context, ws []RevisionWrite) ([]Node, error)
 	// RecordNode writes a record (evidence, a claim) and its links.
 	RecordNode(ctx context.Context, w RecordWrite) (Node, error)
 

@@ -35,8 +35,8 @@ func TestMain(m *testing.M) {
 }
 
 // runWorkerProcess serves every queue of a registry holding the test
-// fixture adapter (and, when asked, the loop twin of loop_crash_test.go)
-// until it is killed.
+// fixture adapter (and, when asked, the loop twin of loop_crash_test.go,
+// its impact walks slowed for change_crash_test.go) until it is killed.
 func runWorkerProcess(addr string) {
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
 	defer stop()
@@ -52,7 +52,7 @@ func runWorkerProcess(addr string) {
 	if err != nil {
 		panic(err)
 	}
-	w, err := worker.StartWorkersWith(c, reg, worker.AllQueues(reg), workertest.QuietLogger(), worker.Deps{Twin: tw})
+	w, err := worker.StartWorkersWith(c, reg, worker.AllQueues(reg), workertest.QuietLogger(), worker.Deps{Twin: changeTwin(tw)})
 	if err != nil {
 		panic(err)
 	}

@@ -12,11 +12,15 @@ import (
 )
 
 // SearchAttributes maps every search attribute workflows/names.go declares
-// to its type. All are Keywords (SQLite visibility has ten Keyword columns).
+// to its type: Keywords, and KeywordLists once SQLite visibility's ten
+// Keyword columns are taken.
 var SearchAttributes = func() map[string]enumspb.IndexedValueType {
 	m := map[string]enumspb.IndexedValueType{}
 	for _, k := range workflows.SearchAttributeKeys {
 		m[k.GetName()] = enumspb.INDEXED_VALUE_TYPE_KEYWORD
+	}
+	for _, k := range workflows.SearchAttributeListKeys {
+		m[k.GetName()] = enumspb.INDEXED_VALUE_TYPE_KEYWORD_LIST
 	}
 	return m
 }()

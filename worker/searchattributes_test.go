@@ -59,6 +59,9 @@ func startAndFindByEverySearchAttribute(t *testing.T, ctx context.Context, c cli
 	for _, k := range workflows.SearchAttributeKeys {
 		updates = append(updates, k.ValueSet(label+"-"+k.GetName()))
 	}
+	for _, k := range workflows.SearchAttributeListKeys {
+		updates = append(updates, k.ValueSet([]string{label + "-" + k.GetName()}))
+	}
 	id := "sa-visible-" + label
 	run, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{
 		ID: id, TaskQueue: "nobody-polls-" + label,
@@ -68,8 +71,15 @@ func startAndFindByEverySearchAttribute(t *testing.T, ctx context.Context, c cli
 		t.Fatalf("%s data dir: start with every search attribute: %v", label, err)
 	}
 	defer func() { _ = c.TerminateWorkflow(context.Background(), id, run.GetRunID(), "test done") }()
+	var names []string
 	for _, k := range workflows.SearchAttributeKeys {
-		query := fmt.Sprintf("%s = %q", k.GetName(), label+"-"+k.GetName())
+		names = append(names, k.GetName())
+	}
+	for _, k := range workflows.SearchAttributeListKeys {
+		names = append(names, k.GetName())
+	}
+	for _, name := range names {
+		query := fmt.Sprintf("%s = %q", name, label+"-"+name)
 		deadline := time.Now().Add(10 * time.Second)
 		for {
 			resp, err := c.ListWorkflow(ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: "default", Query: query})

@@ -37,6 +37,9 @@ type MetricRequest struct {
 	// Tier2 is the solver's input when tier 2 may run; nil: it is not
 	// attempted (this tool does not guess boundary conditions).
 	Tier2 *Tier2Input `json:"tier2,omitempty"`
+	// Supersedes are the node ids of stale evidence this evaluation
+	// replaces (an engineering change's revalidation).
+	Supersedes []string `json:"supersedes,omitempty"`
 }
 
 // Tier2Input is what a CalculiX run needs beyond the work product.

@@ -39,9 +39,17 @@ var (
 	// (a verified subject, or a session), so tasks/list finds a caller's
 	// own tasks and nobody else's.
 	AttrOwner = temporal.NewSearchAttributeKeyKeyword("MfOwner")
+	// AttrChange is an engineering change's state (PROPOSED ...
+	// ROLLED_BACK). A KeywordList: SQLite visibility's ten Keyword
+	// columns are taken.
+	AttrChange = temporal.NewSearchAttributeKeyKeywordList("MfChange")
 )
 
 // SearchAttributeKeys lists every attribute, for registration at start-up.
 var SearchAttributeKeys = []temporal.SearchAttributeKeyKeyword{
 	AttrTool, AttrAdapter, AttrProject, AttrCaller, AttrClient, AttrHold, AttrFlow, AttrPhase, AttrGate, AttrOwner,
 }
+
+// SearchAttributeListKeys lists the KeywordList attributes, for
+// registration at start-up.
+var SearchAttributeListKeys = []temporal.SearchAttributeKeyKeywordList{AttrChange}

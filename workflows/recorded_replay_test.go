@@ -33,6 +33,11 @@ var recordedRuns = []string{
 	"designflow/mech_v1_recorded_load_cases_local_gate.json",
 	"designloop/wall_approved.json",
 	"designloop/wall_infeasible.json",
+	// An engineering change through its whole life (revalidated by a
+	// child ToolCall, labelled rolled back), and one whose commit found
+	// its revision moved and went back to review.
+	"engineeringchange/lifecycle.json",
+	"engineeringchange/commit_conflict.json",
 	"evaluatemetric/tier0_decides.json",
 	"evaluatemetric/escalation_not_attempted.json",
 	"evaluatemetric/escalated_to_calculix.json",
@@ -50,6 +55,7 @@ var recordedRuns = []string{
 	"toolcall_process/twin.start_design_loop.json",
 	"toolcall_process/flow.propose.json",
 	"toolcall_process/flow.start_run.json",
+	"toolcall_process/twin.propose_change.json",
 }
 
 func TestReplayRecordedRuns(t *testing.T) {

@@ -15,6 +15,7 @@ func RegisterWith(r worker.WorkflowRegistry) {
 		{"ToolCall", ToolCall},
 		{"DesignFlow", DesignFlow},
 		{"DesignLoop", DesignLoop},
+		{"EngineeringChange", EngineeringChange},
 		{"EvaluateMetric", EvaluateMetric},
 		{"EvaluateThermal", EvaluateThermal},
 	} {

@@ -45,6 +45,9 @@ type Backend struct {
 	Metrics MetricEngine
 	// Thermal runs thermal evaluations (the EvaluateThermal workflow).
 	Thermal ThermalEngine
+	// Changes carries engineering changes (the EngineeringChange
+	// workflow); nil where there is no Temporal.
+	Changes ChangeEngine
 	// Activity reads who worked in a project (the ledger); nil when no
 	// ledger is configured.
 	Activity project.Activity

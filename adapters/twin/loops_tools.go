@@ -92,10 +92,13 @@ func startLoopTool(id, parameter string) tool {
 		adapters.At("wait_seconds", adapters.Minimum(0), adapters.Maximum(120), adapters.Default(30)))
 }
 
-// followers are the tools that answer from the loop they started.
+// followers are the tools that answer from the process they started: a
+// design loop, an engineering change.
 var followers = map[string]follower{
 	"twin.start_design_loop":             followLoop,
 	"twin.start_tube_height_design_loop": followLoop,
+	"twin.propose_engineering_change":    followChange,
+	"twin.propose_change":                followChange,
 }
 
 // loopIDRule is a loop id as twin.start_design_loop returns it.

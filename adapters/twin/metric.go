@@ -28,7 +28,9 @@ func evaluateMetricTool() tool {
 			"width, z the height; wall_thickness_mm makes it a tube; material). Tier 0 is the closed-form cantilever F L^3 / (3 E I). When " +
 			"its margin to limit_mm lies inside its error band (band_pct of the estimate), tier 2 runs calculix.run_fea as a durable " +
 			"child call on the mesh and node sets given in tier2 (it does not guess boundary conditions: without tier2 the escalation is " +
-			"reported as not attempted). Each tier's answer is recorded as evidence with its tier, pinned to the work product's revision.",
+			"reported as not attempted). Each tier's answer is recorded as evidence with its tier, pinned to the work product's revision, " +
+			"with a replay recipe (data.replay: this tool and these arguments on that revision) so an engineering change's " +
+			"revalidation can re-run it; supersedes names stale evidence the new evidence replaces.",
 		Idempotent: true, TimeoutSeconds: 900}, evaluateMetric,
 		adapters.At("work_product_id", adapters.MinLength(1)),
 		adapters.At("metric", adapters.Enum("tip_deflection")),
@@ -38,7 +40,8 @@ func evaluateMetricTool() tool {
 		adapters.At("tier2.mesh_file", adapters.MinLength(1)),
 		adapters.At("tier2.fixed_node_set", adapters.MinLength(1)),
 		adapters.At("tier2.load_node_set", adapters.MinLength(1)),
-		adapters.At("tier2.load_direction", adapters.MinItems(3), adapters.MaxItems(3)))
+		adapters.At("tier2.load_direction", adapters.MinItems(3), adapters.MaxItems(3)),
+		adapters.At("supersedes", adapters.MaxItems(50)), adapters.At("supersedes[]", adapters.MinLength(1)))
 }
 
 type evaluateMetricArgs struct {
@@ -49,6 +52,7 @@ type evaluateMetricArgs struct {
 	LimitMM       float64    `json:"limit_mm"`
 	BandPct       *float64   `json:"band_pct,omitempty" jsonschema:"tier 0's error band, percent of its estimate"`
 	Tier2         *tier2Args `json:"tier2,omitempty"`
+	Supersedes    []string   `json:"supersedes,omitempty" jsonschema:"node ids of stale evidence this evaluation replaces (an engineering change's revalidation)"`
 }
 
 // tier2Args are the solver inputs tier 2 runs with (twin.Tier2Call).
@@ -80,7 +84,7 @@ func evaluateMetric(ctx context.Context, b *Backend, a evaluateMetricArgs) (any,
 		return nil, classify(err)
 	}
 	m := twin.MetricCall{CallID: adapters.CallInfoFrom(ctx).CallID, ProjectID: p.ID, WorkProductID: a.WorkProductID, Metric: a.Metric,
-		LoadN: a.LoadN, LimitMM: a.LimitMM, BandPct: 20, Tier2: a.Tier2.call()}
+		LoadN: a.LoadN, LimitMM: a.LimitMM, BandPct: 20, Tier2: a.Tier2.call(), Supersedes: a.Supersedes}
 	if a.BandPct != nil {
 		m.BandPct = *a.BandPct
 	}
@@ -174,13 +178,38 @@ func (b *Backend) recordTier(ctx context.Context, m twin.MetricCall, n twin.Node
 	if tier == 2 {
 		kind = "simulation"
 	}
-	out, err := recordEvidenceAs(ctx, b, map[string]any{"project_id": m.ProjectID, "name": fmt.Sprintf("%s tier %d", m.Metric, tier),
-		"kind": kind, "metric": m.Metric, "value": value, "unit": "mm", "valid_against": []string{pin}, "data": data})
+	data["replay"] = map[string]any{"tool_id": "twin.evaluate_metric", "args": metricReplayArgs(m, pin)}
+	args := map[string]any{"project_id": m.ProjectID, "name": fmt.Sprintf("%s tier %d", m.Metric, tier),
+		"kind": kind, "metric": m.Metric, "value": value, "unit": "mm", "valid_against": []string{pin}, "data": data}
+	if len(m.Supersedes) > 0 {
+		args["supersedes"] = m.Supersedes
+	}
+	out, err := recordEvidenceAs(ctx, b, args)
 	if err != nil {
 		return "", err
 	}
 	id, _ := out["node_id"].(string)
 	return id, nil
+}
+
+// metricReplayArgs are the evaluation's own arguments, with the work
+// product named by the revision it was pinned to (KEY@n), so replaying
+// them after a change (twin.RebaseReplay moves the ref) evaluates the
+// changed design the same way. supersedes is not part of the recipe.
+func metricReplayArgs(m twin.MetricCall, pin string) map[string]any {
+	args := map[string]any{"project_id": m.ProjectID, "work_product_id": pin, "metric": m.Metric, "load_n": m.LoadN,
+		"limit_mm": m.LimitMM, "band_pct": m.BandPct}
+	if t := m.Tier2; t != nil {
+		t2 := map[string]any{"mesh_file": t.MeshFile, "fixed_node_set": t.FixedNodeSet, "load_node_set": t.LoadNodeSet}
+		if t.Material != "" {
+			t2["material"] = t.Material
+		}
+		if len(t.LoadDirection) > 0 {
+			t2["load_direction"] = t.LoadDirection
+		}
+		args["tier2"] = t2
+	}
+	return args
 }
 
 // MaterialOf is the material a work product records, for tier 2's solver

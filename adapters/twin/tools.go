@@ -12,6 +12,7 @@ func twinTools() []tool {
 		checkTools(),     // constraint_violations
 		queryTools(),     // query_cypher
 		loopTools(),      // design loops: start (wall, height), get, approve
+		changeTools(),    // engineering changes: propose, analyse, review, commit, revalidate, roll back
 		{evaluateMetricTool(), evaluateThermalMetricTool()},
 	} {
 		out = append(out, area...)

@@ -57,6 +57,11 @@ func (s *writeCountingStore) CommitRevision(ctx context.Context, w twin.Revision
 	return s.Store.CommitRevision(ctx, w)
 }
 
+func (s *writeCountingStore) CommitRevisions(ctx context.Context, ws []twin.RevisionWrite) ([]twin.Node, error) {
+	s.writes.Add(1)
+	return s.Store.CommitRevisions(ctx, ws)
+}
+
 func (s *writeCountingStore) RecordNode(ctx context.Context, w twin.RecordWrite) (twin.Node, error) {
 	s.writes.Add(1)
 	return s.Store.RecordNode(ctx, w)
@@ -141,12 +146,35 @@ var writeExamples = map[string]func(f writeFixtures) map[string]any{
 	"twin.record_evidence": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "name": "a test", "kind": "test", "valid_against": []string{f.entityID}}
 	},
+	"twin.propose_engineering_change": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "title": "thinner", "reason": "cheaper",
+			"patch": []any{map[string]any{"ref": "CAD-BRACKET@1", "set": map[string]any{"wall_thickness_mm": 0.1}}}}
+	},
+	"twin.propose_change": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "title": "thinner", "reason": "cheaper",
+			"patch": []any{map[string]any{"ref": "CAD-BRACKET@1", "set": map[string]any{"wall_thickness_mm": 0.1}}}}
+	},
+	"twin.analyze_engineering_change": changeExample,
+	"twin.approve_engineering_change": changeExample,
+	"twin.reject_engineering_change": func(f writeFixtures) map[string]any {
+		return map[string]any{"change_id": "0123456789abcdef", "comment": "no"}
+	},
+	"twin.commit_engineering_change": changeExample,
+	"twin.execute_revalidation_plan": changeExample,
+	"twin.mark_engineering_change_rolled_back": func(f writeFixtures) map[string]any {
+		return map[string]any{"change_id": "0123456789abcdef", "reason": "undo"}
+	},
 	"twin.start_design_loop": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "work_product_id": f.entityID, "load_n": 200, "deflection_limit_mm": 0.5}
 	},
 	"twin.start_tube_height_design_loop": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "work_product_id": f.entityID, "load_n": 200, "deflection_limit_mm": 0.5}
 	},
+}
+
+// changeExample names a well-formed change id nothing answers to.
+func changeExample(writeFixtures) map[string]any {
+	return map[string]any{"change_id": "0123456789abcdef"}
 }
 
 // proposalTools are the only tools that write without a hold: each records

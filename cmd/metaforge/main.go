@@ -29,13 +29,16 @@ Usage:
   metaforge approvals [flags] list the held calls waiting for a decision (--project, --tool)
   metaforge approve ID        approve a held call (--comment TEXT, --as NAME)
   metaforge reject ID         reject a held call (--comment TEXT, --as NAME)
-                              approvals, approve, reject and run decide go through metaforge serve's REST API
+                              approvals, approve, reject, run decide and change go through metaforge serve's REST API
                               as the local operator (the token serve writes to --data-dir) or with --token;
                               --url or $METAFORGE_URL names the serve, else it is found as connect finds it
   metaforge run start FLOW --project P --goal TEXT [--approve]
                               propose a design flow (and, with --approve, approve it as the operator and start the run)
   metaforge run status ID     a run's phases, gates and criteria
   metaforge run decide ID --approve|--reject|--rework-to PHASE [--comment TEXT] [--as NAME]
+  metaforge change list [--project P] [--status S] | change show ID
+  metaforge change approve ID [--comment TEXT] [--as NAME] | change reject ID --comment TEXT [--as NAME]
+                              engineering changes: list, read, and review one (not your own) through serve's REST API
   metaforge connect [--url URL]
                               find a MetaForge gateway and print its URL; exits 1 when none answers
   metaforge doctor  [--url URL] [--api-key KEY]
@@ -68,6 +71,8 @@ func main() {
 		err = runDecide(ctx, cmd, args, os.Stdout)
 	case "run":
 		err = runRun(ctx, args, os.Stdout)
+	case "change":
+		err = runChange(ctx, args, os.Stdout)
 	case "connect":
 		err = runConnect(ctx, args, os.Stdout)
 	case "doctor":

@@ -32,6 +32,7 @@ type runtime struct {
 	health   *health.Checker
 	workers  *worker.Workers
 	runs     *runs.Service
+	changes  *runs.Changes
 	ops      *operations
 	profile  string
 	// limits are --max-running-calls and --limits-<class>.
@@ -67,7 +68,8 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 	}
 	rt := &runtime{temporal: t, twin: tw, runs: &runs.Service{Client: t.Client, Namespace: t.Namespace}, ops: ops, profile: rtOpts.profile,
 		approvals: &approvals.Index{Queue: approvals.Queue{Client: t.Client, Namespace: t.Namespace}}}
-	tw.Loops, tw.Metrics, tw.Thermal = &runs.Loops{Client: t.Client}, runs.Metrics{}, runs.Metrics{}
+	rt.changes = &runs.Changes{Client: t.Client, Namespace: t.Namespace}
+	tw.Loops, tw.Metrics, tw.Thermal, tw.Changes = &runs.Loops{Client: t.Client}, runs.Metrics{}, runs.Metrics{}, rt.changes
 	if ops.ledger != nil {
 		tw.Activity = projectSessions{ledger: ops.ledger}
 	}
@@ -169,7 +171,8 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 		Version:            version,
 		Logger:             logger,
 		Routes: append([]mcpserver.Routes{runs.Handler{Runs: rt.runs, Authority: authority, Logger: logger,
-			TemporalUI: rt.temporal.UIAddress}}, rt.ops.routes()...),
+			TemporalUI: rt.temporal.UIAddress}, runs.ChangesHandler{Changes: rt.changes, Runs: rt.runs, Store: rt.twin.Store,
+			Authority: authority, Logger: logger, TemporalUI: rt.temporal.UIAddress}}, rt.ops.routes()...),
 		Observers:    rt.ops.observers(),
 		DashboardURL: os.Getenv("METAFORGE_DASHBOARD_URL"),
 		Profile:      rt.profile,

@@ -56,6 +56,13 @@ func StartWithTwin(t testing.TB, tw activities.Twin, extra ...adapters.Adapter) 
 	return start(t, worker.Deps{Twin: tw}, nil, extra)
 }
 
+// StartWithTwinConfigured is StartWithTwin with the server's options
+// adjusted by configure (its routes, its auth).
+func StartWithTwinConfigured(t testing.TB, tw activities.Twin, configure func(*mcpserver.Options), extra ...adapters.Adapter) *Stack {
+	t.Helper()
+	return start(t, worker.Deps{Twin: tw}, configure, extra)
+}
+
 func start(t testing.TB, deps worker.Deps, configure func(*mcpserver.Options), extra []adapters.Adapter) *Stack {
 	t.Helper()
 	tmp := workertest.StartTemporal(t)

@@ -6,6 +6,8 @@ package storetest
 import (
 	"context"
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -25,6 +27,7 @@ func Run(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"StaleRevisionWritesNothing", testStaleRevision},
 		{"ItemKeysAndSupersedes", testItemKeys},
 		{"CommitIsIdempotent", testCommitIdempotent},
+		{"CommitRevisionsIsAllOrNothing", testCommitRevisions},
 		{"RecordsAndLinks", testRecordsAndLinks},
 		{"BadLinkWritesNothing", testBadLink},
 		{"DeleteProjectRemovesItsNodes", testDeleteProject},
@@ -363,5 +366,113 @@ func testSessionBindings(t *testing.T, s twin.Store) {
 	}
 	if _, err := sb.SessionProject(ctx, "s-2"); !errors.Is(err, twin.ErrNotFound) || !strings.Contains(err.Error(), "gone") {
 		t.Errorf("a session whose project was deleted = %v, want ErrNotFound saying it is gone", err)
+	}
+}
+
+// snapshot is every item's head and every revision of a project, node by
+// node, to show a refused batch changed nothing.
+func snapshot(t *testing.T, s twin.Store, projectID string) map[string]string {
+	t.Helper()
+	items, err := s.Items(ctx, projectID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, it := range items {
+		out["head "+it.Key] = it.HeadRef() + " " + it.HeadNodeID + " " + it.Name
+		revs, err := s.Revisions(ctx, projectID, it.Key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, n := range revs {
+			nbs, err := s.Neighbors(ctx, n.ID, twin.Both)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out["node "+n.ID] = fmt.Sprintf("%s %s %v edges=%d", n.Ref(), n.Name, n.Properties, len(nbs))
+		}
+	}
+	return out
+}
+
+func testCommitRevisions(t *testing.T, s twin.Store) {
+	p := mustProject(t, s, "Bracket")
+	brk, _ := commit(t, s, twin.RevisionWrite{ProjectID: p.ID, ItemType: "cad_model", Name: "Bracket", ItemKey: "BRK",
+		Properties: map[string]any{"wall_thickness_mm": 2.0}})
+	pin, _ := commit(t, s, twin.RevisionWrite{ProjectID: p.ID, ItemType: "cad_model", Name: "Pin", ItemKey: "PIN"})
+	ws := []twin.RevisionWrite{
+		{ProjectID: p.ID, ItemType: "cad_model", Name: "Bracket", ItemKey: "BRK@1", ChangeReason: "ECO-1: thicker wall",
+			Properties: map[string]any{"wall_thickness_mm": 3.0}, Links: []twin.Link{{Type: twin.EdgeUses, To: pin.ID}}, IdempotencyKey: "eco-1/BRK@1"},
+		{ProjectID: p.ID, ItemType: "cad_model", Name: "Pin, hardened", ItemKey: "PIN@1", ChangeReason: "ECO-1: harder pin",
+			IdempotencyKey: "eco-1/PIN@1"},
+	}
+	out, err := s.CommitRevisions(ctx, ws)
+	if err != nil || len(out) != 2 || out[0].Ref() != "BRK@2" || out[1].Ref() != "PIN@2" || out[0].ChangeReason != "ECO-1: thicker wall" ||
+		out[0].Properties["wall_thickness_mm"] != 3.0 || out[1].Name != "Pin, hardened" {
+		t.Fatalf("CommitRevisions = %+v %v, want BRK@2 and PIN@2", out, err)
+	}
+	for i, key := range []string{"BRK", "PIN"} {
+		it, err := s.GetItem(ctx, p.ID, key)
+		if err != nil || it.HeadRevision != 2 || it.HeadNodeID != out[i].ID {
+			t.Fatalf("item %s after the batch = %+v %v, want head %s", key, it, err, out[i].ID)
+		}
+	}
+	if nbs, _ := s.Neighbors(ctx, out[0].ID, twin.Outgoing); len(nbs) != 2 || nbs[0].Edge.Type != twin.EdgeRevisionOf ||
+		nbs[0].Node.ID != brk.ID || nbs[1].Edge.Type != twin.EdgeUses || nbs[1].Node.ID != pin.ID {
+		t.Fatalf("BRK@2's edges = %+v, want REVISION_OF BRK@1 and USES PIN@1", nbs)
+	}
+
+	// A repeat returns the first batch and writes nothing, though the
+	// heads it asserts have moved (to what it wrote).
+	before := snapshot(t, s, p.ID)
+	again, err := s.CommitRevisions(ctx, ws)
+	if err != nil || len(again) != 2 || again[0].ID != out[0].ID || again[1].ID != out[1].ID {
+		t.Fatalf("repeated batch = %+v %v, want %s and %s again", again, err, out[0].ID, out[1].ID)
+	}
+	if after := snapshot(t, s, p.ID); !reflect.DeepEqual(after, before) {
+		t.Fatalf("a repeated batch wrote:\nbefore %v\nafter  %v", before, after)
+	}
+
+	// One moved head aborts the whole batch: BRK@2 is the head, PIN@1 is
+	// not.
+	moved := []twin.RevisionWrite{
+		{ProjectID: p.ID, ItemType: "cad_model", Name: "Bracket", ItemKey: "BRK@2", Properties: map[string]any{"wall_thickness_mm": 4.0},
+			IdempotencyKey: "eco-2/BRK@2"},
+		{ProjectID: p.ID, ItemType: "cad_model", Name: "Pin", ItemKey: "PIN@1", IdempotencyKey: "eco-2/PIN@1"},
+	}
+	_, err = s.CommitRevisions(ctx, moved)
+	if !errors.Is(err, twin.ErrStaleRevision) || !strings.Contains(err.Error(), "PIN@1") || !strings.Contains(err.Error(), "PIN@2") {
+		t.Fatalf("batch with a moved head = %v, want ErrStaleRevision naming PIN@1 and its head PIN@2", err)
+	}
+	if after := snapshot(t, s, p.ID); !reflect.DeepEqual(after, before) {
+		t.Fatalf("a refused batch wrote:\nbefore %v\nafter  %v", before, after)
+	}
+	// Its keys made nothing, so it is not a repeat when retried fixed.
+	moved[1].ItemKey = "PIN@2"
+	if out, err := s.CommitRevisions(ctx, moved); err != nil || out[0].Ref() != "BRK@3" || out[1].Ref() != "PIN@3" {
+		t.Fatalf("the batch on the current heads = %+v %v, want BRK@3 and PIN@3", out, err)
+	}
+
+	// Batches a store cannot apply as one.
+	if _, err := s.CommitRevisions(ctx, nil); !errors.Is(err, twin.ErrInvalid) {
+		t.Errorf("empty batch = %v, want ErrInvalid", err)
+	}
+	twice := []twin.RevisionWrite{
+		{ProjectID: p.ID, ItemType: "cad_model", Name: "Bracket", ItemKey: "BRK@3"},
+		{ProjectID: p.ID, ItemType: "cad_model", Name: "Bracket", ItemKey: "BRK@3"},
+	}
+	if _, err := s.CommitRevisions(ctx, twice); !errors.Is(err, twin.ErrInvalid) || !strings.Contains(err.Error(), "BRK") {
+		t.Errorf("two writes to one item = %v, want ErrInvalid naming BRK", err)
+	}
+	badLink := []twin.RevisionWrite{
+		{ProjectID: p.ID, ItemType: "cad_model", Name: "Bracket", ItemKey: "BRK@3"},
+		{ProjectID: p.ID, ItemType: "cad_model", Name: "Pin", ItemKey: "PIN@3", Links: []twin.Link{{Type: twin.EdgeUses, To: "n-nosuchnode"}}},
+	}
+	before = snapshot(t, s, p.ID)
+	if _, err := s.CommitRevisions(ctx, badLink); !errors.Is(err, twin.ErrNotFound) {
+		t.Errorf("a bad link in the second write = %v, want ErrNotFound", err)
+	}
+	if after := snapshot(t, s, p.ID); !reflect.DeepEqual(after, before) {
+		t.Fatalf("a batch with a bad link wrote:\nbefore %v\nafter  %v", before, after)
 	}
 }
