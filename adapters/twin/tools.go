@@ -13,6 +13,7 @@ func twinTools() []tool {
 		queryTools(),     // query_cypher
 		loopTools(),      // design loops: start (wall, height), get, approve
 		{evaluateMetricTool(), evaluateThermalMetricTool()},
+		releaseTools(), // baselines, maturity gates, release packages, promotion
 	} {
 		out = append(out, area...)
 	}
