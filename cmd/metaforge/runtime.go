@@ -169,6 +169,7 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 		Version:            version,
 		Logger:             logger,
 		Routes: append([]mcpserver.Routes{runs.Handler{Runs: rt.runs, Authority: authority, Logger: logger,
+			TemporalUI: rt.temporal.UIAddress}, runs.Releases{Runs: rt.runs, Twin: rt.twin.Store, Authority: authority, Logger: logger,
 			TemporalUI: rt.temporal.UIAddress}}, rt.ops.routes()...),
 		Observers:    rt.ops.observers(),
 		DashboardURL: os.Getenv("METAFORGE_DASHBOARD_URL"),
