@@ -36,6 +36,9 @@ Usage:
                               propose a design flow (and, with --approve, approve it as the operator and start the run)
   metaforge run status ID     a run's phases, gates and criteria
   metaforge run decide ID --approve|--reject|--rework-to PHASE [--comment TEXT] [--as NAME]
+  metaforge release create PROJECT [--reason TEXT]
+                              record a release package (refused, naming each failing check, unless G8 passes)
+  metaforge gates PROJECT     the maturity gates G3-G8 now: each check pass, fail or no_data, and what to record
   metaforge connect [--url URL]
                               find a MetaForge gateway and print its URL; exits 1 when none answers
   metaforge doctor  [--url URL] [--api-key KEY]
@@ -68,6 +71,10 @@ func main() {
 		err = runDecide(ctx, cmd, args, os.Stdout)
 	case "run":
 		err = runRun(ctx, args, os.Stdout)
+	case "release":
+		err = runRelease(ctx, args, os.Stdout)
+	case "gates":
+		err = runGates(ctx, args, os.Stdout)
 	case "connect":
 		err = runConnect(ctx, args, os.Stdout)
 	case "doctor":
