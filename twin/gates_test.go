@@ -142,6 +142,9 @@ func testReleaseGate(t *testing.T, s twin.Store) {
 	if rs, _ := twin.ReleasePackages(bg, s, g.p.ID); len(rs) != 0 {
 		t.Fatalf("a refused release recorded %+v", rs)
 	}
+	if _, err := twin.RecordEntity(bg, s, twin.EntityWrite{ProjectID: g.p.ID, EntityType: "release_package", Name: "by hand"}); !refusal(err, "twin.create_release_package records one") {
+		t.Errorf("a release_package by hand = %v", err)
+	}
 
 	// Evidence on CAD@1, then CAD@2: stale, named by id and name.
 	old := g.evidence("FEA r1", "tip_deflection", 0.3, "mm", []string{"CAD-BRACKET"}, []string{"CS-BRACKET-REQUIREMENTS"})
