@@ -128,6 +128,12 @@ var annotationTable = map[string]Annotations{
 	"twin.record_engineering_entity":  {},
 	"twin.approve_engineering_entity": {HumanAuthority: true, Idempotent: true},
 	"twin.record_claim":               {},
+	// Change control: a baseline and a promotion record who decided; a
+	// release package is a write G8 gates.
+	"twin.create_baseline":        {HumanAuthority: true, Idempotent: true},
+	"twin.list_maturity_gates":    {ReadOnly: true, Idempotent: true},
+	"twin.create_release_package": {Idempotent: true},
+	"twin.attempt_promotion":      {HumanAuthority: true, Idempotent: true},
 	// Closed-form searches on a committed tube that record what they found
 	// (evidence, and a decision for a converged winner): writes.
 	"twin.optimize_parameter":         {},

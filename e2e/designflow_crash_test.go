@@ -182,6 +182,55 @@ func (r *crashRig) clientPhase(runID, phase string, ids []string) map[string]any
 
 func urlPath(s string) string { return url.PathEscape(s) }
 
+// release records the rep's release package as a release phase does: a
+// baseline (POST /v1/baselines, decided by the operator), an approved
+// release_approval (its held approval decided through the approvals
+// queue), then twin.create_release_package, which G8 gates.
+func (r *crashRig) release(rep int) string {
+	r.t.Helper()
+	if code, body := r.rest("/v1/baselines", map[string]any{"project_id": r.project, "reason": fmt.Sprintf("release %d", rep)}); code != http.StatusOK {
+		r.t.Fatalf("baseline: %d %s", code, body)
+	}
+	ra := r.call("twin.record_engineering_entity", map[string]any{"project_id": r.project, "entity_type": "release_approval",
+		"name": fmt.Sprintf("release %d", rep)})
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.callErr("twin.approve_engineering_entity", map[string]any{"project_id": r.project, "node_id": ra["node_id"]})
+		done <- err
+	}()
+	deadline := time.Now().Add(time.Minute)
+	for held := ""; held == ""; {
+		req, _ := http.NewRequest(http.MethodGet, fmt.Sprintf("http://127.0.0.1:%d/v1/approvals?tool=twin.approve_engineering_entity", r.ports[2]), nil)
+		req.Header.Set("Authorization", "Bearer "+operatorToken(r.t, r.dataDir))
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			var list struct {
+				Approvals []struct {
+					ApprovalID string `json:"approval_id"`
+				} `json:"approvals"`
+			}
+			_ = json.NewDecoder(resp.Body).Decode(&list)
+			resp.Body.Close()
+			if len(list.Approvals) > 0 {
+				held = list.Approvals[0].ApprovalID
+			}
+		}
+		if held == "" && time.Now().After(deadline) {
+			r.t.Fatal("the release approval's call was never held")
+		}
+		if held == "" {
+			time.Sleep(200 * time.Millisecond)
+			continue
+		}
+		if code, body := r.rest("/v1/approvals/"+held+"/decision", map[string]any{"decision": "approve", "approver": "e2e-reviewer"}); code != http.StatusOK {
+			r.t.Fatalf("approve the release approval: %d %s", code, body)
+		}
+	}
+	if err := <-done; err != nil {
+		r.t.Fatal(err)
+	}
+	return r.call("twin.create_release_package", map[string]any{"project_id": r.project, "reason": fmt.Sprintf("release %d", rep)})["release_package_id"].(string)
+}
+
 // Kill -9 `metaforge serve` while a run waits at a gate, and again while a
 // phase step's FEA runs; start it again each time. The run is where it was,
 // the FEA step is run again (it is idempotent), and approving the gates
@@ -275,9 +324,7 @@ func TestDesignFlowSurvivesKill9(t *testing.T) {
 		}
 		r.approve(runID, st)
 		r.approve(runID, r.clientPhase(runID, "verification", nil))
-		rel := r.call("twin.record_engineering_entity", map[string]any{"project_id": r.project, "entity_type": "release_package",
-			"name": fmt.Sprintf("release %d", rep), "parent_refs": []string{cad["item_ref"].(string)}})
-		r.approve(runID, r.clientPhase(runID, "release", []string{rel["node_id"].(string)}))
+		r.approve(runID, r.clientPhase(runID, "release", []string{r.release(rep)}))
 		r.waitStatus(runID, flows.RunCompletedVerified)
 		t.Logf("rep %d: run %s survived a kill at a gate and a kill mid-FEA (the FEA ran %d times) and completed verified", rep, runID, fea.Attempts)
 	}

@@ -11,7 +11,7 @@ var recordingTools = map[string]string{
 	"concept_option":      "twin.record_engineering_entity",
 	"risk":                "twin.record_engineering_entity",
 	"waiver":              "twin.record_engineering_entity",
-	"release_package":     "twin.record_engineering_entity",
+	"release_package":     "twin.create_release_package",
 	"verification_case":   "twin.record_engineering_entity",
 }
 

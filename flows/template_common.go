@@ -39,9 +39,13 @@ const verifyRows = "Call twin.constraint_violations and work through every row t
 	"requirement saying how it was verified (analysis, test, inspection)."
 
 // releaseBrief closes every flow; what names the design data to release.
+// The release phase's deliverable is a release package, which only
+// twin.create_release_package records, and only when G8 passes.
 func releaseBrief(what string) string {
-	return "Assemble the release. " + what + " Call twin.constraint_violations once more: every requirement must pass on " +
-		"current evidence or be covered by an approved waiver. Then record a release_package with " +
-		"twin.record_engineering_entity (entity_type release_package) naming the released revisions, the constraint set " +
-		"revision, the evidence and any waivers, and record the release decision with twin.record_decision."
+	return "Assemble the release. " + what + " Call twin.constraint_violations and twin.list_maturity_gates and work through G8 (release): every " +
+		"requirement must pass on current evidence or be covered by an approved waiver, and no stale evidence may remain " +
+		"unsuperseded. Fix the configuration with twin.create_baseline (a person approves it), record a release_approval with " +
+		"twin.record_engineering_entity for a person to approve (twin.approve_engineering_entity), then record the release " +
+		"package with twin.create_release_package: it is refused, naming each failing check, until G8 passes. Record the " +
+		"release decision with twin.record_decision."
 }

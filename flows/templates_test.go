@@ -14,6 +14,7 @@ var knownTools = map[string]bool{
 	"calculix.check_mesh_convergence": true, "twin.record_evidence": true, "twin.constraint_violations": true,
 	"spice.run_simulation": true, "kicad.run_drc": true, "kicad.run_erc": true, "kicad.export_bom": true,
 	"twin.record_component_selection": true, "power.check_budget": true,
+	"twin.list_maturity_gates": true, "twin.create_baseline": true, "twin.approve_engineering_entity": true, "twin.create_release_package": true,
 }
 
 func TestTemplatesSortedAndValid(t *testing.T) {

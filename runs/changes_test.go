@@ -134,113 +134,146 @@ func (h *harness) waitChange(changeID string, ok func(workflows.ChangeState) boo
 // The whole lifecycle of an engineering change on a bracket, on both twin
 // stores: the analysis finds the evaluation that goes stale, its creator
 // cannot approve it, a second person does, the commit writes the next
-// revision, and revalidation re-runs the evaluation on it (its value
-// checked against the closed form) as fresh evidence superseding the stale
-// one. A hand-recorded evidence is listed for manual review, never re-run.
+// revision, revalidation re-runs the evaluation on it (its value checked
+// against the closed form) as fresh evidence superseding the stale one,
+// and the release package then passes G8.
 func TestEngineeringChangeLifecycle(t *testing.T) {
-	onBothStores(t, func(t *testing.T, h *harness) {
-		b := newBracket(t, h)
+	onBothStores(t, func(t *testing.T, h *harness) { changeLifecycle(t, h, false) })
+}
+
+// The same with a hand-recorded bench test: revalidation lists it for
+// manual review, never re-runs it, and the release is refused naming it.
+func TestEngineeringChangeLeavesHandEvidenceToAPerson(t *testing.T) {
+	onBothStores(t, func(t *testing.T, h *harness) { changeLifecycle(t, h, true) })
+}
+
+func changeLifecycle(t *testing.T, h *harness, withHand bool) {
+	b := newBracket(t, h)
+	handID := ""
+	if withHand {
 		hand := h.call("twin.record_evidence", map[string]any{"project_id": h.project, "name": "bench test of the bracket", "kind": "test",
 			"metric": "tip_deflection", "value": 3.1, "unit": "mm", "valid_against": []any{b.ref}, "verifies": []any{b.requirement}})
-		handID := hand["node_id"].(string)
+		handID = hand["node_id"].(string)
+	}
 
-		st := proposeWall(t, h, b.ref, 3)
-		a := st.Analysis
-		if !hasEntry(a.Stale, b.evidence) || !hasEntry(a.Stale, handID) {
-			t.Fatalf("the analysis does not list both evidence as going stale: %+v", a.Stale)
-		}
-		if len(a.Replay) != 1 || a.Replay[0].EvidenceID != b.evidence || a.Replay[0].ToolID != "twin.evaluate_metric" {
-			t.Fatalf("the replay plan: want the evaluation alone, got %+v", a.Replay)
-		}
-		if !hasEntry(a.ManualReviewNeeded, handID) || hasEntry(a.ManualReviewNeeded, b.evidence) {
-			t.Fatalf("manual review: want the bench test, got %+v", a.ManualReviewNeeded)
-		}
-		if a.ApprovalLevel == "" || a.ApprovalReason == "" {
-			t.Fatalf("the analysis names no approval level: %+v", a)
-		}
+	st := proposeWall(t, h, b.ref, 3)
+	a := st.Analysis
+	if !hasEntry(a.Stale, b.evidence) || (withHand && !hasEntry(a.Stale, handID)) {
+		t.Fatalf("the analysis does not list the evidence as going stale: %+v", a.Stale)
+	}
+	if len(a.Replay) != 1 || a.Replay[0].EvidenceID != b.evidence || a.Replay[0].ToolID != "twin.evaluate_metric" {
+		t.Fatalf("the replay plan: want the evaluation alone, got %+v", a.Replay)
+	}
+	if hasEntry(a.ManualReviewNeeded, b.evidence) || withHand != hasEntry(a.ManualReviewNeeded, handID) {
+		t.Fatalf("manual review: want the bench test alone (there is one: %v), got %+v", withHand, a.ManualReviewNeeded)
+	}
+	if a.ApprovalLevel == "" || a.ApprovalReason == "" {
+		t.Fatalf("the analysis names no approval level: %+v", a)
+	}
 
-		// Its creator cannot approve it; a second, verified person can.
-		if _, err := h.changeStep("twin.approve_engineering_change", st.ChangeID, "alice", nil); err == nil ||
-			!strings.Contains(err.Error(), "self-approval refused") {
-			t.Fatalf("alice approving her own change: want a self-approval refusal, got %v", err)
-		}
-		if _, err := h.changeStep("twin.approve_engineering_change", st.ChangeID, "", nil); err == nil {
-			t.Fatal("an approval nobody made was recorded")
-		}
-		st, err := h.changeStep("twin.approve_engineering_change", st.ChangeID, "bob", map[string]any{"comment": "stiffer is right"})
-		if err != nil || st.Status != workflows.ChangeApproved || st.Review.By != "bob" {
-			t.Fatalf("bob approves: %+v %v", st, err)
-		}
+	// Its creator cannot approve it; a second, verified person can.
+	if _, err := h.changeStep("twin.approve_engineering_change", st.ChangeID, "alice", nil); err == nil ||
+		!strings.Contains(err.Error(), "self-approval refused") {
+		t.Fatalf("alice approving her own change: want a self-approval refusal, got %v", err)
+	}
+	if _, err := h.changeStep("twin.approve_engineering_change", st.ChangeID, "", nil); err == nil {
+		t.Fatal("an approval nobody made was recorded")
+	}
+	st, err := h.changeStep("twin.approve_engineering_change", st.ChangeID, "bob", map[string]any{"comment": "stiffer is right"})
+	if err != nil || st.Status != workflows.ChangeApproved || st.Review.By != "bob" {
+		t.Fatalf("bob approves: %+v %v", st, err)
+	}
 
-		st, err = h.changeStep("twin.commit_engineering_change", st.ChangeID, "", nil)
-		if err != nil || st.Status != workflows.ChangeCommitted || st.Commit == nil || len(st.Commit.Revisions) != 1 {
-			t.Fatalf("commit: %+v %v", st, err)
-		}
-		next := st.Commit.Revisions[0].To
-		head, err := twin.ResolveRef(h.ctx, h.facts.Store, h.project, strings.Split(b.ref, "@")[0])
-		if err != nil || head.Ref() != next || head.Properties["wall_thickness_mm"] != 3.0 {
-			t.Fatalf("the bracket's head after the commit: %s %v (%v), want %s with a 3 mm wall", head.Ref(), head.Properties, err, next)
-		}
-		if f, err := twin.Staleness(h.ctx, h.facts.Store, b.evidence); err != nil || !f.Stale {
-			t.Fatalf("the evaluation on %s is not stale after the commit: %+v %v", b.ref, f, err)
-		}
+	st, err = h.changeStep("twin.commit_engineering_change", st.ChangeID, "", nil)
+	if err != nil || st.Status != workflows.ChangeCommitted || st.Commit == nil || len(st.Commit.Revisions) != 1 {
+		t.Fatalf("commit: %+v %v", st, err)
+	}
+	next := st.Commit.Revisions[0].To
+	head, err := twin.ResolveRef(h.ctx, h.facts.Store, h.project, strings.Split(b.ref, "@")[0])
+	if err != nil || head.Ref() != next || head.Properties["wall_thickness_mm"] != 3.0 {
+		t.Fatalf("the bracket's head after the commit: %s %v (%v), want %s with a 3 mm wall", head.Ref(), head.Properties, err, next)
+	}
+	if f, err := twin.Staleness(h.ctx, h.facts.Store, b.evidence); err != nil || !f.Stale {
+		t.Fatalf("the evaluation on %s is not stale after the commit: %+v %v", b.ref, f, err)
+	}
 
-		st, err = h.changeStep("twin.execute_revalidation_plan", st.ChangeID, "", nil)
-		if err != nil || st.Revalidation == nil {
-			t.Fatalf("revalidate: %+v %v", st, err)
-		}
-		st = h.waitChange(st.ChangeID, func(s workflows.ChangeState) bool { return s.Revalidation != nil && s.Revalidation.Status != "running" })
-		rv := st.Revalidation
-		if rv.Status != "done" || len(rv.Replayed) != 1 || rv.Replayed[0].Status != "revalidated" || !hasEntry(rv.ManualReviewNeeded, handID) {
-			t.Fatalf("revalidation: %+v", rv)
-		}
-		fresh, err := h.facts.Store.GetNode(h.ctx, rv.Replayed[0].FreshEvidenceID)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want := tipDeflection(3)
-		if got, _ := fresh.Properties["value"].(float64); math.Abs(got-want)/want > 1e-9 {
-			t.Fatalf("the replayed evaluation on a 3 mm wall: %.9g mm, closed form %.9g mm (tolerance 1e-9 relative)", got, want)
-		}
-		if f, err := twin.Staleness(h.ctx, h.facts.Store, fresh.ID); err != nil || f.Stale {
-			t.Fatalf("the fresh evidence is stale: %+v %v", f, err)
-		}
-		by, err := twin.SupersededBy(h.ctx, h.facts.Store, b.evidence)
-		if err != nil || len(by) != 1 || by[0].ID != fresh.ID {
-			t.Fatalf("the stale evaluation is superseded by %v (%v), want %s", by, err, fresh.ID)
-		}
+	st, err = h.changeStep("twin.execute_revalidation_plan", st.ChangeID, "", nil)
+	if err != nil || st.Revalidation == nil {
+		t.Fatalf("revalidate: %+v %v", st, err)
+	}
+	st = h.waitChange(st.ChangeID, func(s workflows.ChangeState) bool { return s.Revalidation != nil && s.Revalidation.Status != "running" })
+	rv := st.Revalidation
+	if rv.Status != "done" || len(rv.Replayed) != 1 || rv.Replayed[0].Status != "revalidated" || withHand != hasEntry(rv.ManualReviewNeeded, handID) {
+		t.Fatalf("revalidation: %+v", rv)
+	}
+	fresh, err := h.facts.Store.GetNode(h.ctx, rv.Replayed[0].FreshEvidenceID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := tipDeflection(3)
+	if got, _ := fresh.Properties["value"].(float64); math.Abs(got-want)/want > 1e-9 {
+		t.Fatalf("the replayed evaluation on a 3 mm wall: %.9g mm, closed form %.9g mm (tolerance 1e-9 relative)", got, want)
+	}
+	if f, err := twin.Staleness(h.ctx, h.facts.Store, fresh.ID); err != nil || f.Stale {
+		t.Fatalf("the fresh evidence is stale: %+v %v", f, err)
+	}
+	by, err := twin.SupersededBy(h.ctx, h.facts.Store, b.evidence)
+	if err != nil || len(by) != 1 || by[0].ID != fresh.ID {
+		t.Fatalf("the stale evaluation is superseded by %v (%v), want %s", by, err, fresh.ID)
+	}
+	if withHand {
 		if by, _ := twin.SupersededBy(h.ctx, h.facts.Store, handID); len(by) != 0 {
 			t.Fatalf("the bench test was superseded by %v: it is hand evidence and must be left for a person", by)
 		}
-		// The replay ran as a child of the change, findable as a call.
-		if rv.Replayed[0].CallID != workflows.ReplayCallID(st.ChangeID, b.evidence) {
-			t.Fatalf("the replay's call: %s", rv.Replayed[0].CallID)
-		}
+	}
+	// The replay ran as a child of the change, findable as a call.
+	if rv.Replayed[0].CallID != workflows.ReplayCallID(st.ChangeID, b.evidence) {
+		t.Fatalf("the replay's call: %s", rv.Replayed[0].CallID)
+	}
 
-		// A label, not an undo: the bracket keeps its committed revision.
-		if _, err := h.changeStep("twin.mark_engineering_change_rolled_back", st.ChangeID, "", nil); err == nil {
-			t.Fatal("a roll-back without a reason was recorded")
-		}
-		st, err = h.changeStep("twin.mark_engineering_change_rolled_back", st.ChangeID, "dave", map[string]any{"reason": "the supplier cannot hold 3 mm"})
-		if err != nil || st.Status != workflows.ChangeRolledBack || st.RollBack.By != "dave" {
-			t.Fatalf("roll back: %+v %v", st, err)
-		}
-		if head, _ := twin.ResolveRef(h.ctx, h.facts.Store, h.project, strings.Split(b.ref, "@")[0]); head.Ref() != next {
-			t.Fatalf("a roll-back label moved the bracket's head to %s", head.Ref())
-		}
-		states := []string{}
-		for _, e := range st.History {
-			states = append(states, e.State)
-		}
-		if got := strings.Join(states, " "); got != "PROPOSED ANALYZING READY_FOR_REVIEW APPROVED COMMITTED COMMITTED ROLLED_BACK" {
-			t.Fatalf("the change's history: %s", got)
-		}
-		events, err := twin.ChangeEvents(h.ctx, h.facts.Store, h.project, st.ChangeID)
-		if err != nil || len(events) != len(st.History) {
-			t.Fatalf("the twin holds %d events of the change (%v), its history %d", len(events), err, len(st.History))
-		}
-		h.recordWorkflow(workflows.EngineeringChangeWorkflowID(st.ChangeID), "engineeringchange", "lifecycle.json")
-	})
+	// The release: a baseline and an approved release approval, then
+	// G8 decides.
+	if _, err := h.callAs("twin.create_baseline", map[string]any{"project_id": h.project, "reason": "after the wall change"}, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	ra := h.call("twin.record_engineering_entity", map[string]any{"project_id": h.project, "entity_type": "release_approval", "name": "release 1"})
+	if _, err := h.callAs("twin.approve_engineering_entity", map[string]any{"project_id": h.project, "node_id": ra["node_id"]}, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	pkg, err := h.callErr("twin.create_release_package", map[string]any{"project_id": h.project, "reason": "release 1"})
+	switch {
+	case withHand && (err == nil || !strings.Contains(err.Error(), "bench test of the bracket")):
+		t.Fatalf("a release with the bench test stale: want it refused naming the bench test, got %v %v", pkg, err)
+	case !withHand && err != nil:
+		t.Fatalf("the release after revalidation: %v", err)
+	}
+	if withHand {
+		return
+	}
+
+	// A label, not an undo: the bracket keeps its committed revision.
+	if _, err := h.changeStep("twin.mark_engineering_change_rolled_back", st.ChangeID, "", nil); err == nil {
+		t.Fatal("a roll-back without a reason was recorded")
+	}
+	st, err = h.changeStep("twin.mark_engineering_change_rolled_back", st.ChangeID, "dave", map[string]any{"reason": "the supplier cannot hold 3 mm"})
+	if err != nil || st.Status != workflows.ChangeRolledBack || st.RollBack.By != "dave" {
+		t.Fatalf("roll back: %+v %v", st, err)
+	}
+	if head, _ := twin.ResolveRef(h.ctx, h.facts.Store, h.project, strings.Split(b.ref, "@")[0]); head.Ref() != next {
+		t.Fatalf("a roll-back label moved the bracket's head to %s", head.Ref())
+	}
+	states := []string{}
+	for _, e := range st.History {
+		states = append(states, e.State)
+	}
+	if got := strings.Join(states, " "); got != "PROPOSED ANALYZING READY_FOR_REVIEW APPROVED COMMITTED COMMITTED ROLLED_BACK" {
+		t.Fatalf("the change's history: %s", got)
+	}
+	events, err := twin.ChangeEvents(h.ctx, h.facts.Store, h.project, st.ChangeID)
+	if err != nil || len(events) != len(st.History) {
+		t.Fatalf("the twin holds %d events of the change (%v), its history %d", len(events), err, len(st.History))
+	}
+	h.recordWorkflow(workflows.EngineeringChangeWorkflowID(st.ChangeID), "engineeringchange", "lifecycle.json")
 }
 
 func hasEntry(es []workflows.ChangePlanEntry, id string) bool {

@@ -244,6 +244,22 @@ func (h *harness) decideApproval(approvalID string) {
 	}
 }
 
+// release records the project's release package as a release phase
+// does: a baseline and a release approval, each approved by alice, then
+// twin.create_release_package, which G8 gates.
+func (h *harness) release() []string {
+	h.t.Helper()
+	if _, err := h.callAs("twin.create_baseline", map[string]any{"project_id": h.project, "reason": "release"}, "alice"); err != nil {
+		h.t.Fatal(err)
+	}
+	ra := h.call("twin.record_engineering_entity", map[string]any{"project_id": h.project, "entity_type": "release_approval", "name": "release 1"})
+	if _, err := h.callAs("twin.approve_engineering_entity", map[string]any{"project_id": h.project, "node_id": ra["node_id"]}, "alice"); err != nil {
+		h.t.Fatal(err)
+	}
+	r := h.call("twin.create_release_package", map[string]any{"project_id": h.project, "reason": "release"})
+	return []string{r["release_package_id"].(string)}
+}
+
 // waitFor polls the run until its status is want.
 func (h *harness) waitFor(runID, want string) flows.RunState {
 	h.t.Helper()

@@ -231,6 +231,12 @@ func (s *Service) runError(runID string, err error) error {
 // waits in the approvals queue for an identified person. Holding the same
 // call again finds the first.
 func (s *Service) ApprovalProcess(toolID string, args json.RawMessage, projectID, summary, callID, requester string) (adapters.Process, error) {
+	return s.heldProcess(toolID, args, projectID, summary, callID, requester, "a flow version runs only once an identified person approves it")
+}
+
+// heldProcess is a held ToolCall of toolID, decided on the dashboard
+// route; reason says why it is held.
+func (s *Service) heldProcess(toolID string, args json.RawMessage, projectID, summary, callID, requester, reason string) (adapters.Process, error) {
 	m, _, ok := s.Registry.Tool(toolID)
 	if !ok {
 		return adapters.Process{}, fmt.Errorf("%s is not served, so nothing can approve this", toolID)
@@ -239,7 +245,6 @@ func (s *Service) ApprovalProcess(toolID string, args json.RawMessage, projectID
 	if window <= 0 {
 		window = 24 * 60 * 60
 	}
-	reason := "a flow version runs only once an identified person approves it"
 	in := workflows.ToolCallInput{CallID: callID, ToolID: toolID, AdapterID: m.AdapterID, Arguments: args,
 		TimeoutSeconds: m.TimeoutSeconds, Idempotent: m.Idempotent, Retries: m.Retries, Caller: workflows.StepCaller, Requester: requester,
 		Hold: &workflows.Hold{ApprovalID: callID, Route: workflows.RouteDashboard, WindowSeconds: window, Reason: reason, HumanAuthority: true}}

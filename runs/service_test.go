@@ -113,11 +113,7 @@ func TestMechRunThroughEveryGate(t *testing.T) {
 
 	h.doPhase(runID, "verification", func() []string { return evidence })
 	h.approve(runID)
-	h.doPhase(runID, "release", func() []string {
-		r := h.call("twin.record_engineering_entity", map[string]any{"project_id": h.project, "entity_type": "release_package",
-			"name": "bracket rev 1", "parent_refs": []string{cadKey}})
-		return []string{r["node_id"].(string)}
-	})
+	h.doPhase(runID, "release", func() []string { return h.release() })
 	h.approve(runID)
 
 	final := h.waitFor(runID, flows.RunCompletedVerified)

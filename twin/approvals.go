@@ -15,7 +15,7 @@ const ApprovalNodeType = "approval"
 
 // approvableEntities are the engineering entities a person approves. A
 // flow_version (flow.propose) is approved the same way before it may run.
-var approvableEntities = map[string]bool{"waiver": true, "release_package": true, "flow_version": true}
+var approvableEntities = map[string]bool{"waiver": true, "release_approval": true, "flow_version": true}
 
 // ApprovalWrite is a person's approval of an entity in a project.
 type ApprovalWrite struct {
@@ -36,14 +36,14 @@ type Approval struct {
 	Count            int
 }
 
-// Approve records an approval of a waiver, release package or flow version
+// Approve records an approval of a waiver, release approval or flow version
 // in the project: an approval record with an APPROVES edge to it.
 // Approving again adds another approval.
 func Approve(ctx context.Context, s Store, w ApprovalWrite) (Approval, error) {
 	id := strings.TrimSpace(w.NodeID)
 	n, err := s.GetNode(ctx, id)
 	if errors.Is(err, ErrNotFound) {
-		return Approval{}, Refusef("node %s does not exist: name a waiver or release_package by the node_id twin.record_engineering_entity returned, or a flow_version by the flow_version_id flow.propose returned", id)
+		return Approval{}, Refusef("node %s does not exist: name a waiver or release_approval by the node_id twin.record_engineering_entity returned, or a flow_version by the flow_version_id flow.propose returned", id)
 	}
 	if err != nil {
 		return Approval{}, err
@@ -52,7 +52,7 @@ func Approve(ctx context.Context, s Store, w ApprovalWrite) (Approval, error) {
 		return Approval{}, Refusef("node %s is in another project, not in %s (%s): approve it in its own project", id, w.Project.Name, w.Project.ID)
 	}
 	if !approvableEntities[n.Type] {
-		return Approval{}, Refusef("node %s is a %s, not a waiver, release_package or flow_version: only those are approved with this tool", id, n.Type)
+		return Approval{}, Refusef("node %s is a %s, not a waiver, release_approval or flow_version: only those are approved with this tool", id, n.Type)
 	}
 	props := map[string]any{"approved_by": w.Approver, "approver_verified": w.ApproverVerified}
 	if c := strings.TrimSpace(w.Comment); c != "" {

@@ -15,7 +15,12 @@ const EdgeRelatesTo = "RELATES_TO"
 var (
 	definitionEntities = []string{"intent", "stakeholder_need", "objective"}
 	recordEntities     = []string{"assumption", "question", "risk", "interface", "test_case", "verification_case", "budget",
-		"waiver", "release_package", "concept_option"}
+		"waiver", "release_approval", "concept_option"}
+	// controlRecords are the change-control records only their own rules
+	// write (a baseline, a release package, a maturity gate attempt),
+	// never twin.record_engineering_entity: a release package recorded by
+	// hand would skip the G8 gate.
+	controlRecords = []string{BaselineNodeType, ReleasePackageNodeType, MaturityGateNodeType}
 )
 
 // EntityTypes are the engineering entity types: the definitions, then the
@@ -25,7 +30,7 @@ func EntityTypes() []string { return slices.Concat(definitionEntities, recordEnt
 // RecordTypes are the node types that are records, not revisions: what an
 // untyped search looks through besides the items.
 func RecordTypes() []string {
-	return append([]string{"evidence", "claim", ApprovalNodeType}, recordEntities...)
+	return slices.Concat([]string{"evidence", "claim", ApprovalNodeType}, recordEntities, controlRecords)
 }
 
 // ParentRef is an existing node an entity links to: Ref (KEY@n, KEY or a
@@ -47,6 +52,10 @@ type EntityWrite struct {
 func (w EntityWrite) Check() error {
 	if strings.TrimSpace(w.Name) == "" {
 		return Refusef("Missing: name")
+	}
+	if w.EntityType == ReleasePackageNodeType {
+		return Refusef("a release_package is not recorded by hand: twin.create_release_package records one when the G8 release gate passes " +
+			"(twin.list_maturity_gates shows what it still needs)")
 	}
 	if !slices.Contains(definitionEntities, w.EntityType) && (w.ItemKey != "" || w.Supersedes != "" || w.ChangeReason != "") {
 		return Refusef("a %s is a record, not a revision of an item: leave out item_key, supersedes and change_reason "+

@@ -346,6 +346,15 @@ func (m *MemoryStore) RecordNode(ctx context.Context, w RecordWrite) (Node, erro
 	if err := m.checkLinks(w.ProjectID, w.Links); err != nil {
 		return Node{}, err
 	}
+	if err := movedHeads(w.ExpectHeads, func(key string) (int, bool, error) {
+		it := m.items[w.ProjectID][key]
+		if it == nil {
+			return 0, false, nil
+		}
+		return it.HeadRevision, true, nil
+	}); err != nil {
+		return Node{}, err
+	}
 	n := Node{ID: NewNodeID(), ProjectID: w.ProjectID, Type: w.Type, Name: w.Name, Properties: maps.Clone(w.Properties),
 		CallID: w.IdempotencyKey, CreatedAt: now()}
 	m.addNode(n, w.Links)

@@ -21,6 +21,7 @@ package twin
 import (
 	"errors"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -154,6 +155,38 @@ type RecordWrite struct {
 	Properties     map[string]any
 	Links          []Link
 	IdempotencyKey string
+	// ExpectHeads are item keys and the head revision each must still
+	// have: checked in the write's own transaction, so a record that pins
+	// revisions (a baseline) is never written over a head that moved. One
+	// moved: ErrStaleRevision naming it, and nothing is written.
+	ExpectHeads map[string]int
+}
+
+// movedHeads compares expected heads with the actual ones (head(key):
+// revision, whether the item exists) and names each that moved, by key.
+func movedHeads(expect map[string]int, head func(key string) (int, bool, error)) error {
+	keys := make([]string, 0, len(expect))
+	for k := range expect {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	var moved []string
+	for _, k := range keys {
+		rev, ok, err := head(k)
+		if err != nil {
+			return err
+		}
+		switch {
+		case !ok:
+			moved = append(moved, fmt.Sprintf("%s (no longer in the project)", ItemRef(k, expect[k])))
+		case rev != expect[k]:
+			moved = append(moved, fmt.Sprintf("%s (its head is now %s)", ItemRef(k, expect[k]), ItemRef(k, rev)))
+		}
+	}
+	if len(moved) > 0 {
+		return fmt.Errorf("%w: moved underneath the write: %s; read the heads again", ErrStaleRevision, strings.Join(moved, ", "))
+	}
+	return nil
 }
 
 // ProjectUpdate changes a project's name or description (nil: unchanged).

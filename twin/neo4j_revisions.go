@@ -120,6 +120,14 @@ func (s *Neo4jStore) RecordNode(ctx context.Context, w RecordWrite) (Node, error
 		if err := checkLinks(ctx, tx, w.ProjectID, w.Links); err != nil {
 			return Node{}, err
 		}
+		// The project is locked, so no revision commits between this
+		// check and the write.
+		if err := movedHeads(w.ExpectHeads, func(key string) (int, bool, error) {
+			it, ok, err := getItem(ctx, tx, w.ProjectID, key)
+			return it.HeadRevision, ok, err
+		}); err != nil {
+			return Node{}, err
+		}
 		n := Node{ID: NewNodeID(), ProjectID: w.ProjectID, Type: w.Type, Name: w.Name, Properties: storedProps(propsJSON),
 			CallID: w.IdempotencyKey, CreatedAt: now()}
 		if err := createNode(ctx, tx, n, propsJSON); err != nil {

@@ -39,6 +39,10 @@ func runRules(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"CommitChangeWritesTheNextRevisions", testCommitChange},
 		{"CommitChangeConflictWritesNothing", testChangeConflict},
 		{"ChangeEventsAreIdempotent", testChangeEvents},
+		{"BaselinesPinHeadsAtomically", testBaselines},
+		{"ReleaseGateNamesEachFailingCheck", testReleaseGate},
+		{"MaturityGatesG3ToG8", testMaturityGates},
+		{"PromotionChecksClaimsAndRecordsEachAttempt", testPromotion},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })

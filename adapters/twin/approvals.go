@@ -11,8 +11,8 @@ import (
 )
 
 func approveEngineeringEntityTool() tool {
-	return adapters.Declare(adapters.Manifest{ToolID: "twin.approve_engineering_entity", Name: "Approve a waiver, release package or flow version", Capability: "twin_write",
-		Description: "Record a person's approval of a waiver or a release_package (twin.record_engineering_entity) or a flow_version (flow.propose), named by its node_id: " +
+	return adapters.Declare(adapters.Manifest{ToolID: "twin.approve_engineering_entity", Name: "Approve a waiver, release approval or flow version", Capability: "twin_write",
+		Description: "Record a person's approval of a waiver or a release_approval (twin.record_engineering_entity) or a flow_version (flow.propose), named by its node_id: " +
 			"an approval record (approved_by, approver_verified, comment) with an APPROVES edge to it. This records a human decision, so " +
 			"the call is always held until an identified person approves it through the approvals queue, and the approver is who the " +
 			"approval names; a call that reaches the tool with no approver is refused. An approved waiver excuses the gate criteria kinds " +
@@ -23,7 +23,7 @@ func approveEngineeringEntityTool() tool {
 
 type approveEngineeringEntityArgs struct {
 	project.Scope
-	NodeID  string `json:"node_id" jsonschema:"the waiver, release_package or flow_version to approve"`
+	NodeID  string `json:"node_id" jsonschema:"the waiver, release_approval or flow_version to approve"`
 	Comment string `json:"comment,omitempty" jsonschema:"why it is approved, or on what condition"`
 }
 
@@ -31,7 +31,7 @@ func approveEngineeringEntity(ctx context.Context, b *Backend, a approveEngineer
 	ci := adapters.CallInfoFrom(ctx)
 	approver := strings.TrimSpace(ci.ApprovedBy)
 	if approver == "" {
-		return nil, protocol.Refusal("no one approved this call: an approval of a waiver, release package or flow version records who decided, so an " +
+		return nil, protocol.Refusal("no one approved this call: an approval of a waiver, release approval or flow version records who decided, so an " +
 			"identified person must approve it through the approvals queue (the call is held for them); it cannot run unapproved")
 	}
 	p, err := projectFor(ctx, b, a.ProjectID)

@@ -132,7 +132,7 @@ func TestFlowFacts(t *testing.T) {
 	}
 	waiver := entity("e-1", "waiver", "Stress accepted", map[string]any{"waives": []any{"simulation_meets_requirements", "strong"}})
 	entity("e-2", "waiver", "Not yet approved", map[string]any{"waives": []any{"all_requirements_pass"}})
-	release := entity("e-3", "release_package", "Release A", map[string]any{})
+	release := entity("e-3", "release_approval", "Release A", map[string]any{})
 	d.call(approved("a-1", "alice"), "twin.approve_engineering_entity", map[string]any{"project_id": pid, "node_id": waiver})
 	d.call(approved("a-2", "bob"), "twin.approve_engineering_entity", map[string]any{"project_id": pid, "node_id": waiver})
 	d.call(approved("a-3", "carol"), "twin.approve_engineering_entity", map[string]any{"project_id": pid, "node_id": release})
@@ -142,7 +142,7 @@ func TestFlowFacts(t *testing.T) {
 		t.Fatal(err)
 	}
 	if want := []flows.TypeCount{{Type: "approval", Count: 3}, {Type: "cad_model", Count: 1}, {Type: "constraint_set", Count: 1},
-		{Type: "evidence", Count: 1}, {Type: "release_package", Count: 1}, {Type: "waiver", Count: 2}}; !reflect.DeepEqual(facts.NodeTypes, want) {
+		{Type: "evidence", Count: 1}, {Type: "release_approval", Count: 1}, {Type: "waiver", Count: 2}}; !reflect.DeepEqual(facts.NodeTypes, want) {
 		t.Errorf("node types = %+v, want %+v", facts.NodeTypes, want)
 	}
 	if want := []flows.Waiver{{ID: waiver, Name: "Stress accepted", Waives: []string{"simulation_meets_requirements", "strong"}, ApprovedBy: "alice"}}; !reflect.DeepEqual(facts.Waivers, want) {

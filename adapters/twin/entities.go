@@ -13,7 +13,7 @@ func recordEngineeringEntityTool() tool {
 	return adapters.Declare(adapters.Manifest{ToolID: "twin.record_engineering_entity", Name: "Record an engineering entity", Capability: "twin_write",
 		Description: "Record one engineering entity: an intent, stakeholder_need or objective (a definition: the next revision of its item, " +
 			"same name same item, with item_key/item_ref in the result), or a record (assumption, question, risk, interface, test_case, " +
-			"verification_case, budget, waiver, release_package, concept_option: one node, no revisions). parent_refs links it to " +
+			"verification_case, budget, waiver, release_approval, concept_option: one node, no revisions). parent_refs links it to " +
 			"existing nodes. item_key, supersedes and change_reason apply to the three definitions only. A budget needs metric, unit " +
 			"and system_total in properties. Requirement values do not go here: use twin.record_constraint_set.",
 		Idempotent: true, Short: true, TimeoutSeconds: 30}, recordEngineeringEntity, withItemRules(
@@ -34,7 +34,7 @@ type recordEngineeringEntityArgs struct {
 	Name        string         `json:"name"`
 	Description string         `json:"description,omitempty"`
 	Properties  map[string]any `json:"properties,omitempty" jsonschema:"further fields: likelihood and impact for a risk, steps for a test_case, metric/unit/system_total for a budget..."`
-	ParentRefs  []parentRef    `json:"parent_refs,omitempty" jsonschema:"existing nodes to link to: an item ref (KEY@n, or KEY for the current revision) or a node id, or {ref, edge}. edge is from this entity to ref: RELATES_TO (default: it traces to ref, as a risk to the objective it threatens) or CONTAINS (it contains ref, as a release_package the revisions in it)"`
+	ParentRefs  []parentRef    `json:"parent_refs,omitempty" jsonschema:"existing nodes to link to: an item ref (KEY@n, or KEY for the current revision) or a node id, or {ref, edge}. edge is from this entity to ref: RELATES_TO (default: it traces to ref, as a risk to the objective it threatens) or CONTAINS (it contains ref, as a release_approval the revisions it approves)"`
 	itemArgs
 }
 

@@ -32,7 +32,7 @@ func TestEngineeringEntities(t *testing.T) {
 	if n := node["node"].(map[string]any); n["node_type"] != "risk" || n["properties"].(map[string]any)["impact"] != "high" {
 		t.Errorf("risk node = %v", n)
 	}
-	rel := c.call("twin.record_engineering_entity", map[string]any{"entity_type": "release_package", "name": "Release A",
+	rel := c.call("twin.record_engineering_entity", map[string]any{"entity_type": "release_approval", "name": "Release A",
 		"parent_refs": []any{map[string]any{"ref": "CAD-STAND", "edge": "CONTAINS"}, map[string]any{"ref": in2["node_id"]}}})
 	got := rel["parent_refs"].([]any)
 	if len(got) != 2 || got[0].(map[string]any)["edge"] != "CONTAINS" || got[0].(map[string]any)["ref"] != "CAD-STAND@1" ||

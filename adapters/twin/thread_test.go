@@ -177,7 +177,7 @@ func TestWhereUsedGroupsByEdge(t *testing.T) {
 	c.call("twin.commit_geometry", map[string]any{"name": "Spacer", "step_base64": step("s1")})
 	dec := c.call("twin.record_decision", map[string]any{"name": "Rubber tyre", "decision": "rubber", "depends_on": []any{"CAD-WHEEL@1"}})
 	ev := c.call("twin.record_evidence", map[string]any{"name": "Spin test", "kind": "test", "valid_against": []any{"CAD-WHEEL"}})
-	rel := c.call("twin.record_engineering_entity", map[string]any{"entity_type": "release_package", "name": "Cart release",
+	rel := c.call("twin.record_engineering_entity", map[string]any{"entity_type": "release_approval", "name": "Cart release",
 		"parent_refs": []any{map[string]any{"ref": "CAD-WHEEL@2", "edge": "CONTAINS"}}})
 
 	all := c.call("twin.where_used", map[string]any{"item_key": "CAD-WHEEL"})
@@ -195,7 +195,7 @@ func TestWhereUsedGroupsByEdge(t *testing.T) {
 	if d["node_id"] != dec["node_id"] || d["item_ref"] != "DEC-RUBBER-TYRE@1" || d["uses"] != "CAD-WHEEL@1" || d["uses_current"] != false || d["is_current_revision"] != true {
 		t.Errorf("DEPENDS_ON entry = %v", d)
 	}
-	if cm := con[0].(map[string]any); cm["node_id"] != rel["node_id"] || cm["node_type"] != "release_package" || cm["uses"] != "CAD-WHEEL@2" || cm["uses_current"] != true {
+	if cm := con[0].(map[string]any); cm["node_id"] != rel["node_id"] || cm["node_type"] != "release_approval" || cm["uses"] != "CAD-WHEEL@2" || cm["uses_current"] != true {
 		t.Errorf("CONTAINS entry = %v", cm)
 	}
 	if vm := val[0].(map[string]any); vm["node_id"] != ev["node_id"] || vm["uses"] != "CAD-WHEEL@2" || vm["stale"] != false {

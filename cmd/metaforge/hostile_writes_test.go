@@ -103,6 +103,15 @@ var writeExamples = map[string]func(f writeFixtures) map[string]any{
 	"twin.approve_engineering_entity": func(f writeFixtures) map[string]any {
 		return map[string]any{"node_id": f.entityID, "project_id": f.projectID}
 	},
+	"twin.create_baseline": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "reason": "fixed by an untrusted caller"}
+	},
+	"twin.create_release_package": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "reason": "shipped by an untrusted caller"}
+	},
+	"twin.attempt_promotion": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "required_claim_ids": []string{f.entityID}, "maturity_level": "production"}
+	},
 	"twin.commit_geometry": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "name": "bracket", "step_base64": "SVNPLTEwMzAzLTIxOw=="}
 	},

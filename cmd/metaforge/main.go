@@ -39,6 +39,9 @@ Usage:
   metaforge change list [--project P] [--status S] | change show ID
   metaforge change approve ID [--comment TEXT] [--as NAME] | change reject ID --comment TEXT [--as NAME]
                               engineering changes: list, read, and review one (not your own) through serve's REST API
+  metaforge release create PROJECT [--reason TEXT]
+                              record a release package (refused, naming each failing check, unless G8 passes)
+  metaforge gates PROJECT     the maturity gates G3-G8 now: each check pass, fail or no_data, and what to record
   metaforge connect [--url URL]
                               find a MetaForge gateway and print its URL; exits 1 when none answers
   metaforge doctor  [--url URL] [--api-key KEY]
@@ -73,6 +76,10 @@ func main() {
 		err = runRun(ctx, args, os.Stdout)
 	case "change":
 		err = runChange(ctx, args, os.Stdout)
+	case "release":
+		err = runRelease(ctx, args, os.Stdout)
+	case "gates":
+		err = runGates(ctx, args, os.Stdout)
 	case "connect":
 		err = runConnect(ctx, args, os.Stdout)
 	case "doctor":
