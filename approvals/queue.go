@@ -186,6 +186,15 @@ func (q Queue) Decide(ctx context.Context, approvalID string, d workflows.Decisi
 	return state, nil
 }
 
+// Result waits for a decided call's result: for a client outside any
+// workflow (a REST request that asked for a write and decided it at once),
+// never for activity code.
+func (q Queue) Result(ctx context.Context, callID string) (workflows.ToolCallResult, error) {
+	var res workflows.ToolCallResult
+	err := q.Client.GetWorkflow(ctx, workflows.CallWorkflowID(callID), "").Get(ctx, &res)
+	return res, err
+}
+
 func decideError(approvalID string, err error) error {
 	var notFound *serviceerror.NotFound
 	switch {

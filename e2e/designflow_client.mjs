@@ -136,9 +136,26 @@ await main(async () => {
     g = await doPhase('verification', async () => evidence);
     assert.equal((await decide(g, 'approve')).status, 200);
     g = await doPhase('release', async () => {
-      const r = await must('twin.record_engineering_entity', { project_id: project.project_id, entity_type: 'release_package',
-        name: 'bracket release 1', parent_refs: [cad.item_ref] });
-      return [r.node_id];
+      // G8 gates the package: a baseline (decided by the person who asks
+      // for it over REST), an approved release approval (its held call
+      // decided through the approvals queue), then the package itself.
+      const baseline = await rest('/v1/baselines', { project_id: project.project_id, reason: 'bracket release 1' });
+      assert.equal(baseline.status, 200, JSON.stringify(baseline.body));
+      const ra = await must('twin.record_engineering_entity', { project_id: project.project_id, entity_type: 'release_approval',
+        name: 'bracket release 1' });
+      const approving = must('twin.approve_engineering_entity', { project_id: project.project_id, node_id: ra.node_id });
+      let held;
+      for (let i = 0; i < 300 && !held; i++) {
+        const r = await fetch(base + '/v1/approvals?tool=twin.approve_engineering_entity',
+          { headers: { Authorization: `Bearer ${process.env.E2E_OPERATOR_TOKEN}` } });
+        held = ((await r.json()).approvals ?? [])[0]?.approval_id;
+        if (!held) await new Promise((r) => setTimeout(r, 200));
+      }
+      assert.ok(held, 'the release approval was never held for a person');
+      assert.equal((await rest(`/v1/approvals/${held}/decision`, { decision: 'approve', approver: 'e2e-reviewer' })).status, 200);
+      await approving;
+      const pkg = await must('twin.create_release_package', { project_id: project.project_id, reason: 'bracket release 1' });
+      return [pkg.release_package_id];
     });
     assert.equal((await decide(g, 'approve')).status, 200);
 

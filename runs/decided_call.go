@@ -31,7 +31,5 @@ func (s *Service) DecidedCall(ctx context.Context, toolID string, args json.RawM
 		Route: workflows.RouteDashboard, Comment: "decided with the REST request"}); err != nil {
 		return workflows.ToolCallResult{}, err
 	}
-	var res workflows.ToolCallResult
-	err = s.Client.GetWorkflow(ctx, workflows.CallWorkflowID(callID), "").Get(ctx, &res)
-	return res, err
+	return q.Result(ctx, callID)
 }

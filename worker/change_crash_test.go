@@ -3,7 +3,6 @@ package worker_test
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -14,11 +13,9 @@ import (
 	enumspb "go.temporal.io/api/enums/v1"
 
 	"github.com/metaforge/metaforge/activities"
-	"github.com/metaforge/metaforge/adapters"
 	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/twin"
-	"github.com/metaforge/metaforge/twin/neo4jtest"
 	"github.com/metaforge/metaforge/worker/workertest"
 	"github.com/metaforge/metaforge/workflows"
 )
@@ -69,42 +66,8 @@ func TestEngineeringChangeResumesAfterWorkerKill(t *testing.T) {
 	// A bracket and a bench test pinned to its first revision, in a
 	// project of this test's own: the server is shared, so nothing is
 	// wiped.
-	uri, user, password := neo4jtest.URI(t, neo4jtest.PortE2E)
-	store, err := twin.OpenNeo4j(ctx, uri, user, password)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close(context.Background()) })
-	blobs, err := twin.NewBlobStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	tools := adapters.NewRegistry()
-	for _, a := range twinadapter.New(&twinadapter.Backend{Store: store, Sessions: store, Blobs: blobs}) {
-		if err := tools.Register(a); err != nil {
-			t.Fatal(err)
-		}
-	}
-	call := func(tool string, args map[string]any) map[string]any {
-		t.Helper()
-		raw, _ := json.Marshal(args)
-		if err := tools.ValidateArguments(tool, raw); err != nil {
-			t.Fatal(err)
-		}
-		_, a, ok := tools.Tool(tool)
-		if !ok {
-			t.Fatalf("no tool %s", tool)
-		}
-		res, err := a.Call(adapters.WithCallInfo(ctx, adapters.CallInfo{CallID: randomHex(t), Caller: "local"}), tool, raw)
-		if err != nil {
-			t.Fatalf("%s: %v", tool, err)
-		}
-		var out map[string]any
-		if err := json.Unmarshal(res.Data, &out); err != nil {
-			t.Fatalf("%s: %v", tool, err)
-		}
-		return out
-	}
+	tw := newCrashTwin(t, ctx)
+	call, store, uri, user, password := tw.call, tw.store, tw.uri, tw.user, tw.password
 	project := call("project.create", map[string]any{"name": "change-kill-" + randomHex(t)})["project_id"].(string)
 	step := base64.StdEncoding.EncodeToString([]byte("ISO-10303-21;\nHEADER;\nENDSEC;\nDATA;\nENDSEC;\nEND-ISO-10303-21;\n"))
 	ref := call("twin.commit_geometry", map[string]any{"project_id": project, "name": "bracket", "step_base64": step,

@@ -20,12 +20,10 @@ import (
 	"go.temporal.io/sdk/converter"
 
 	"github.com/metaforge/metaforge/activities"
-	"github.com/metaforge/metaforge/adapters"
 	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/internal/beam"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/twin"
-	"github.com/metaforge/metaforge/twin/neo4jtest"
 	"github.com/metaforge/metaforge/worker/workertest"
 	"github.com/metaforge/metaforge/workflows"
 )
@@ -101,43 +99,8 @@ func TestDesignLoopResumesAfterWorkerKill(t *testing.T) {
 
 	// The twin, as cmd/metaforge opens it, and a project of this test's
 	// own: the server is shared, so nothing is wiped.
-	uri, user, password := neo4jtest.URI(t, neo4jtest.PortE2E)
-	store, err := twin.OpenNeo4j(ctx, uri, user, password)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = store.Close(context.Background()) })
-	blobs, err := twin.NewBlobStore(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	backend := &twinadapter.Backend{Store: store, Sessions: store, Blobs: blobs}
-	tools := adapters.NewRegistry()
-	for _, a := range twinadapter.New(backend) {
-		if err := tools.Register(a); err != nil {
-			t.Fatal(err)
-		}
-	}
-	call := func(tool string, args map[string]any) map[string]any {
-		t.Helper()
-		raw, _ := json.Marshal(args)
-		if err := tools.ValidateArguments(tool, raw); err != nil {
-			t.Fatal(err)
-		}
-		_, a, ok := tools.Tool(tool)
-		if !ok {
-			t.Fatalf("no tool %s", tool)
-		}
-		res, err := a.Call(adapters.WithCallInfo(ctx, adapters.CallInfo{CallID: randomHex(t), Caller: "local"}), tool, raw)
-		if err != nil {
-			t.Fatalf("%s: %v", tool, err)
-		}
-		var out map[string]any
-		if err := json.Unmarshal(res.Data, &out); err != nil {
-			t.Fatalf("%s: %v", tool, err)
-		}
-		return out
-	}
+	tw := newCrashTwin(t, ctx)
+	call, store, uri, user, password := tw.call, tw.store, tw.uri, tw.user, tw.password
 	project := call("project.create", map[string]any{"name": "design-loop-kill-" + randomHex(t)})["project_id"].(string)
 	step := base64.StdEncoding.EncodeToString([]byte("ISO-10303-21;\nHEADER;\nENDSEC;\nDATA;\nENDSEC;\nEND-ISO-10303-21;\n"))
 	wp := call("twin.commit_geometry", map[string]any{"project_id": project, "name": "tube", "step_base64": step,
@@ -271,7 +234,7 @@ func TestDesignLoopResumesAfterWorkerKill(t *testing.T) {
 			t.Fatalf("iteration %d of the state is index %d, node %q: want indexes 1..%d, each persisted", i+1, it.Index, it.NodeID, n)
 		}
 	}
-	tube, err := backend.TubeGeometry(ctx, wp)
+	tube, err := tw.backend.TubeGeometry(ctx, wp)
 	if err != nil {
 		t.Fatal(err)
 	}
