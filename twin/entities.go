@@ -30,7 +30,7 @@ func EntityTypes() []string { return slices.Concat(definitionEntities, recordEnt
 // RecordTypes are the node types that are records, not revisions: what an
 // untyped search looks through besides the items.
 func RecordTypes() []string {
-	return slices.Concat([]string{"evidence", "claim", ApprovalNodeType}, recordEntities, controlRecords)
+	return slices.Concat([]string{"evidence", "claim", ApprovalNodeType}, recordEntities, controlRecords, builtRecords)
 }
 
 // ParentRef is an existing node an entity links to: Ref (KEY@n, KEY or a

@@ -231,6 +231,7 @@ var keyPrefixes = map[string]string{
 	"prd":                 "PRD",
 	"document":            "DOC",
 	"component_selection": "BOM",
+	"system_architecture": "ARCH",
 	"intent":              "INT",
 	"stakeholder_need":    "NEED",
 	"objective":           "OBJ",
