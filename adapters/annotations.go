@@ -166,6 +166,15 @@ var annotationTable = map[string]Annotations{
 	"constraint.validate":                      {ReadOnly: true, Idempotent: true},
 	"twin.query_cypher":                        {ReadOnly: true, Idempotent: true, WritesWithTwinMutations: true},
 
+	// Verification and the built unit: each adds (an architecture
+	// revision, planned cases, a unit, a measurement) and replaces
+	// nothing. Planning again adds nothing already planned, and a serial
+	// registered again is refused: those two repeat without effect.
+	"twin.commit_system_architecture": {},
+	"twin.generate_test_plan":         {Idempotent: true},
+	"twin.register_device_instance":   {Idempotent: true},
+	"twin.record_measurement":         {},
+
 	// The test-fixture adapter (internal/adaptertest) serves only tests.
 	// Its tools that change nothing are reads; write stands for any write,
 	// and sign_off for the human-authority tools later issues add (gate

@@ -155,6 +155,19 @@ var writeExamples = map[string]func(f writeFixtures) map[string]any{
 	"twin.record_evidence": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "name": "a test", "kind": "test", "valid_against": []string{f.entityID}}
 	},
+	"twin.commit_system_architecture": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "subsystems": []any{map[string]any{"name": "base"}, map[string]any{"name": "arm"}},
+			"interfaces": []any{map[string]any{"name": "shoulder", "from": "base", "to": "arm", "kind": "mechanical",
+				"quantities": []any{map[string]any{"name": "tip_deflection", "unit": "mm"}}}}}
+	},
+	"twin.generate_test_plan": func(f writeFixtures) map[string]any { return map[string]any{"project_id": f.projectID} },
+	"twin.register_device_instance": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "product_ref": f.entityID, "serial": "SN-HOSTILE"}
+	},
+	"twin.record_measurement": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "device": "SN-HOSTILE", "interface": "shoulder", "quantity": "tip_deflection",
+			"value": 9.9, "unit": "mm"}
+	},
 	"twin.propose_engineering_change": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "title": "thinner", "reason": "cheaper",
 			"patch": []any{map[string]any{"ref": "CAD-BRACKET@1", "set": map[string]any{"wall_thickness_mm": 0.1}}}}
