@@ -2,6 +2,7 @@ package twin
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -115,18 +116,20 @@ func RegisterDeviceInstance(ctx context.Context, s Store, w DeviceWrite) (Device
 }
 
 // DeviceInstance finds a registered built unit by its node id, or by its
-// serial when exactly one unit in the project has it.
+// serial when exactly one unit in the project has it (a serial that looks
+// like a node id is still found).
 func DeviceInstance(ctx context.Context, s Store, projectID, ref string) (Node, error) {
 	ref = strings.TrimSpace(ref)
 	if strings.HasPrefix(ref, "n-") {
 		n, err := ResolveRef(ctx, s, projectID, ref)
-		if err != nil {
+		switch {
+		case err == nil && n.Type != DeviceInstanceNodeType:
+			return Node{}, Refusef("%s is a %s, not a built unit; register the unit with twin.register_device_instance and pass its node id", n.Label(), n.Type)
+		case err == nil:
+			return n, nil
+		case !errors.Is(err, ErrNotFound):
 			return Node{}, err
 		}
-		if n.Type != DeviceInstanceNodeType {
-			return Node{}, Refusef("%s is a %s, not a built unit; register the unit with twin.register_device_instance and pass its node id", n.Label(), n.Type)
-		}
-		return n, nil
 	}
 	all, err := s.NodesByType(ctx, projectID, DeviceInstanceNodeType)
 	if err != nil {
