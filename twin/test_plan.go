@@ -70,9 +70,9 @@ func TestCaseText(c Constraint) (target, step, acceptance string) {
 // GenerateTestPlan records a verification case (RELATES_TO its constraint
 // set revision) for each requirement in the project's current constraint
 // sets whose verification_method is test, that is typed (metric, operator,
-// limit, unit) and that has no case yet: a case already planned for the
-// same constraint set item and requirement name, by any earlier call or by
-// hand, keeps it. Each case's write is keyed by the call's idempotency key
+// limit, unit) and that has no case yet: a verification_case whose
+// properties name the same constraint set item (constraint_set_key) and
+// requirement, planned by an earlier call or recorded by hand, keeps it. Each case's write is keyed by the call's idempotency key
 // and the requirement, so a retried call records nothing twice and answers
 // as the first did.
 func GenerateTestPlan(ctx context.Context, s Store, projectID, idempotencyKey string) (TestPlan, error) {

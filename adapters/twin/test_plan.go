@@ -15,7 +15,8 @@ func generateTestPlanTool() tool {
 			"test, derived from the requirement's own metric, operator, limit, unit and target_node_type: step \"Measure {metric} on " +
 			"{target}; acceptance: {metric} {operator} {limit} {unit}\", recorded as a verification_case RELATES_TO its constraint set " +
 			"revision. Running it again (after the requirements changed) adds cases only for requirements without one; skipped lists every " +
-			"other requirement and why: not_test, already_planned (with its case, and a note when the requirement has changed since) or " +
+			"other requirement and why: not_test, already_planned (with its case, and a note when the requirement has changed since; a " +
+			"verification_case recorded by hand counts when its properties name constraint_set_key and requirement) or " +
 			"unbound (what it lacks). cases lists the cases this call planned.",
 		Idempotent: true, Short: true, TimeoutSeconds: 60}, generateTestPlan)
 }
