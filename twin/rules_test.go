@@ -43,6 +43,9 @@ func runRules(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"ReleaseGateNamesEachFailingCheck", testReleaseGate},
 		{"MaturityGatesG3ToG8", testMaturityGates},
 		{"PromotionChecksClaimsAndRecordsEachAttempt", testPromotion},
+		{"BringupChecklistInBuildOrder", testBringupChecklist},
+		{"FirmwareScaffoldFromJointsAndPins", testFirmwareScaffold},
+		{"HarnessEstimateAlongTheChain", testHarnessEstimate},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
