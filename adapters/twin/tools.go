@@ -14,7 +14,8 @@ func twinTools() []tool {
 		loopTools(),      // design loops: start (wall, height), get, approve
 		changeTools(),    // engineering changes: propose, analyse, review, commit, revalidate, roll back
 		{evaluateMetricTool(), evaluateThermalMetricTool()},
-		releaseTools(), // baselines, maturity gates, release packages, promotion
+		releaseTools(),  // baselines, maturity gates, release packages, promotion
+		assemblyTools(), // from an assembly's joints: bring-up order, firmware scaffold, harness
 	} {
 		out = append(out, area...)
 	}
