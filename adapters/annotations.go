@@ -134,6 +134,12 @@ var annotationTable = map[string]Annotations{
 	"twin.list_maturity_gates":    {ReadOnly: true, Idempotent: true},
 	"twin.create_release_package": {Idempotent: true},
 	"twin.attempt_promotion":      {HumanAuthority: true, Idempotent: true},
+	// Derived from an assembly's joints: a checklist and the firmware
+	// documents are additive records (the scaffold revises its two
+	// documents); the harness estimate writes nothing.
+	"twin.create_bringup_checklist": {},
+	"twin.create_firmware_scaffold": {},
+	"twin.get_harness_estimate":     {ReadOnly: true, Idempotent: true},
 	// Closed-form searches on a committed tube that record what they found
 	// (evidence, and a decision for a converged winner): writes.
 	"twin.optimize_parameter":         {},

@@ -16,11 +16,12 @@ var (
 	definitionEntities = []string{"intent", "stakeholder_need", "objective"}
 	recordEntities     = []string{"assumption", "question", "risk", "interface", "test_case", "verification_case", "budget",
 		"waiver", "release_approval", "concept_option"}
-	// controlRecords are the change-control records only their own rules
-	// write (a baseline, a release package, a maturity gate attempt),
-	// never twin.record_engineering_entity: a release package recorded by
-	// hand would skip the G8 gate.
-	controlRecords = []string{BaselineNodeType, ReleasePackageNodeType, MaturityGateNodeType}
+	// controlRecords are the records only their own rules write (a
+	// baseline, a release package, a maturity gate attempt, a bring-up
+	// checklist), never twin.record_engineering_entity: a release package
+	// recorded by hand would skip the G8 gate, a checklist by hand its
+	// build order.
+	controlRecords = []string{BaselineNodeType, ReleasePackageNodeType, MaturityGateNodeType, BringupChecklistNodeType}
 )
 
 // EntityTypes are the engineering entity types: the definitions, then the

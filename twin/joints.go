@@ -12,11 +12,13 @@ import (
 // is where the joint sits in its base's frame, as a kinematic tree (URDF)
 // gives it: relative to the parent, never to one fixed origin.
 type Joint struct {
-	Name     string     `json:"name" jsonschema:"the joint's name, unique in the assembly (shoulder, elbow)"`
-	Type     string     `json:"type" jsonschema:"revolute, continuous, prismatic or fixed"`
-	Base     string     `json:"base" jsonschema:"the part or position the joint is mounted on (the parent)"`
-	Follower string     `json:"follower" jsonschema:"the part or position it moves (the child)"`
-	AnchorMM [3]float64 `json:"anchor_mm,omitempty" jsonschema:"the joint's origin in its base's frame, mm"`
+	Name     string `json:"name" jsonschema:"the joint's name, unique in the assembly (shoulder, elbow)"`
+	Type     string `json:"type" jsonschema:"revolute, continuous, prismatic or fixed"`
+	Base     string `json:"base" jsonschema:"the part or position the joint is mounted on (the parent)"`
+	Follower string `json:"follower" jsonschema:"the part or position it moves (the child)"`
+	// AnchorMM is nil when not given: a harness length is then unknown,
+	// never zero.
+	AnchorMM []float64 `json:"anchor_mm,omitempty" jsonschema:"the joint's origin in its base's frame, mm: [x, y, z]"`
 	// Limits, in degrees for a revolute joint and mm for a prismatic one.
 	LowerLimit *float64 `json:"lower_limit,omitempty" jsonschema:"lower travel limit: degrees (revolute) or mm (prismatic)"`
 	UpperLimit *float64 `json:"upper_limit,omitempty" jsonschema:"upper travel limit: degrees (revolute) or mm (prismatic)"`
@@ -55,6 +57,8 @@ func CheckJoints(joints []Joint) error {
 			return Refusef("joint %q has %q as both base and follower; a joint connects two parts", name, j.Base)
 		case j.LowerLimit != nil && j.UpperLimit != nil && *j.LowerLimit > *j.UpperLimit:
 			return Refusef("joint %q: lower_limit %g is above upper_limit %g", name, *j.LowerLimit, *j.UpperLimit)
+		case j.AnchorMM != nil && len(j.AnchorMM) != 3:
+			return Refusef("joint %q: anchor_mm has %d numbers; give [x, y, z] in mm", name, len(j.AnchorMM))
 		case j.Conductors != nil && *j.Conductors < 0:
 			return Refusef("joint %q: conductors %d is negative", name, *j.Conductors)
 		}

@@ -47,6 +47,9 @@ func runRules(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"TestPlanFromTestRequirements", testTestPlan},
 		{"DeviceInstanceSerialsArePerProduct", testDeviceInstances},
 		{"MeasurementsCalibrateAndContradictPredictions", testMeasurements},
+		{"BringupChecklistInBuildOrder", testBringupChecklist},
+		{"FirmwareScaffoldFromJointsAndPins", testFirmwareScaffold},
+		{"HarnessEstimateAlongTheChain", testHarnessEstimate},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })

@@ -16,6 +16,8 @@ func twinTools() []tool {
 		{evaluateMetricTool(), evaluateThermalMetricTool()},
 		releaseTools(),      // baselines, maturity gates, release packages, promotion
 		verificationTools(), // system architecture, test plan, built units and their measurements
+		releaseTools(),      // baselines, maturity gates, release packages, promotion
+		assemblyTools(),     // from an assembly's joints: bring-up order, firmware scaffold, harness
 	} {
 		out = append(out, area...)
 	}

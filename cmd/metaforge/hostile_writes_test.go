@@ -112,6 +112,12 @@ var writeExamples = map[string]func(f writeFixtures) map[string]any{
 	"twin.attempt_promotion": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "required_claim_ids": []string{f.entityID}, "maturity_level": "production"}
 	},
+	"twin.create_bringup_checklist": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "assembly_ref": f.entityID}
+	},
+	"twin.create_firmware_scaffold": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "assembly_ref": f.entityID, "pin_mapping_ref": f.entityID}
+	},
 	"twin.commit_geometry": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "name": "bracket", "step_base64": "SVNPLTEwMzAzLTIxOw=="}
 	},
