@@ -142,6 +142,12 @@ type RevisionWrite struct {
 	Author       string
 	Properties   map[string]any
 	Links        []Link
+	// Incoming are edges from existing nodes into the new revision, made
+	// in the same transaction as the revision itself: here a Link's To
+	// names the node the edge comes from (a parent position's CONTAINS
+	// of a new child). An unknown source is ErrNotFound, and nothing is
+	// written.
+	Incoming []Link
 	// IdempotencyKey (the callId): a write that repeats one returns what
 	// the first wrote and writes nothing.
 	IdempotencyKey string
@@ -234,6 +240,7 @@ var keyPrefixes = map[string]string{
 	"intent":              "INT",
 	"stakeholder_need":    "NEED",
 	"objective":           "OBJ",
+	HierarchyNodeType:     "HN",
 }
 
 // NewItemKey derives a key from an item's type and name: CAD-LEFT-BRACKET.
