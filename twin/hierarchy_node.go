@@ -39,14 +39,15 @@ const (
 )
 
 // Placement is where a position sits in its parent's frame: a translation
-// in mm and rotations about x, y and z in degrees.
+// in mm and rotations about x, y and z in degrees; a component left out is
+// 0.
 type Placement struct {
-	XMM   float64 `json:"x_mm" jsonschema:"translation along the parent's x axis, mm"`
-	YMM   float64 `json:"y_mm" jsonschema:"translation along the parent's y axis, mm"`
-	ZMM   float64 `json:"z_mm" jsonschema:"translation along the parent's z axis, mm"`
-	RXDeg float64 `json:"rx_deg" jsonschema:"rotation about the parent's x axis, degrees"`
-	RYDeg float64 `json:"ry_deg" jsonschema:"rotation about the parent's y axis, degrees"`
-	RZDeg float64 `json:"rz_deg" jsonschema:"rotation about the parent's z axis, degrees"`
+	XMM   float64 `json:"x_mm,omitempty" jsonschema:"translation along the parent's x axis, mm"`
+	YMM   float64 `json:"y_mm,omitempty" jsonschema:"translation along the parent's y axis, mm"`
+	ZMM   float64 `json:"z_mm,omitempty" jsonschema:"translation along the parent's z axis, mm"`
+	RXDeg float64 `json:"rx_deg,omitempty" jsonschema:"rotation about the parent's x axis, degrees"`
+	RYDeg float64 `json:"ry_deg,omitempty" jsonschema:"rotation about the parent's y axis, degrees"`
+	RZDeg float64 `json:"rz_deg,omitempty" jsonschema:"rotation about the parent's z axis, degrees"`
 }
 
 func (p Placement) value() map[string]any {
