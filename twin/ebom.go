@@ -2,6 +2,7 @@ package twin
 
 import (
 	"context"
+	"encoding/json"
 	"sort"
 	"strings"
 
@@ -69,6 +70,25 @@ type EngineeringBOM struct {
 	KnownPartialCostUSD *float64 `json:"known_partial_cost_usd,omitempty"`
 	CostNoData          []string `json:"cost_no_data,omitempty"`
 	Note                string   `json:"note,omitempty"`
+}
+
+// MarshalJSON always gives the view's own list, empty when there is none
+// ("lines" for flat, "tree" for hierarchical), and never the other's.
+func (b EngineeringBOM) MarshalJSON() ([]byte, error) {
+	type plain EngineeringBOM
+	out := struct {
+		plain
+		Lines *[]EBOMLine     `json:"lines,omitempty"`
+		Tree  *[]EBOMPosition `json:"tree,omitempty"`
+	}{plain: plain(b)}
+	if b.View == EBOMHierarchical {
+		tree := append([]EBOMPosition{}, b.Tree...)
+		out.Tree = &tree
+	} else {
+		lines := append([]EBOMLine{}, b.Lines...)
+		out.Lines = &lines
+	}
+	return json.Marshal(out)
 }
 
 // EBOM derives the EBOM from every root of the project's hierarchy:
