@@ -271,13 +271,28 @@ func testHierarchyMovesAndRefusals(t *testing.T, s twin.Store) {
 	if _, err := twin.RealizeHierarchyNode(bg, s, twin.RealizeWrite{ProjectID: g.p.ID, Position: "HN-MAST"}); !refusal(err, "Missing: realized_by or instance_of") {
 		t.Errorf("realize nothing = %v", err)
 	}
+	// A repeated call (its idempotency key) writes nothing more: one
+	// revision, one CONTAINS edge.
+	repeat := twin.HierarchyNodeWrite{ProjectID: g.p.ID, Name: "Antenna", Level: "part", Parent: "HN-MAST", Quantity: ptr(2),
+		WriteInfo: twin.WriteInfo{IdempotencyKey: "call-antenna"}}
+	first, err := twin.RecordHierarchyNode(bg, s, repeat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := twin.RecordHierarchyNode(bg, s, repeat)
+	if err != nil || again.Node.ID != first.Node.ID || again.Quantity != 2 || again.Parent != "HN-MAST@1" {
+		t.Fatalf("repeat = %+v %v, want %s again", again, err, first.Node.ID)
+	}
+	if in, _ := s.Neighbors(bg, first.Node.ID, twin.Incoming, twin.EdgeContains); len(in) != 1 {
+		t.Errorf("a repeated record made %d CONTAINS edges, want 1", len(in))
+	}
 	// Joints are kept as twin.JointsValue gives them.
 	arm := g.position(twin.HierarchyNodeWrite{Name: "Arm", Level: "assembly", Parent: "HN-MAST", Joints: []twin.Joint{
 		{Name: "pan", Type: "continuous", Base: "Mast", Follower: "Camera"}}})
 	if js, err := twin.JointsOf(arm.Node); err != nil || len(js) != 1 || js[0].Name != "pan" {
 		t.Errorf("joints = %+v %v", js, err)
 	}
-	if items, _ := s.Items(bg, g.p.ID); len(items) != 7 {
+	if items, _ := s.Items(bg, g.p.ID); len(items) != 8 {
 		t.Errorf("refused writes made items: %+v", items)
 	}
 }
