@@ -247,6 +247,7 @@ func testHierarchyMovesAndRefusals(t *testing.T, s twin.Store) {
 		{twin.HierarchyNodeWrite{Name: "Wheel"}, "level is missing"},
 		{twin.HierarchyNodeWrite{Name: "Wheel", Level: "widget"}, `level "widget" is not one of product, system`},
 		{twin.HierarchyNodeWrite{Name: "Wheel", Level: "part", Quantity: ptr(0)}, "quantity 0"},
+		{twin.HierarchyNodeWrite{Name: "Wheel", Level: "part", Quantity: ptr(2)}, `"Wheel" has no parent`},
 		{twin.HierarchyNodeWrite{Name: "Wheel", Level: "part", Power: &twin.Power{PeakW: ptr(1.0), AverageW: ptr(2.0)}}, "cannot exceed the peak"},
 		{twin.HierarchyNodeWrite{Name: "Wheel", Level: "part", Parent: "CAD-NOPE"}, "parent CAD-NOPE"},
 		{twin.HierarchyNodeWrite{Name: "Wheel", Level: "part", Joints: []twin.Joint{{Name: "j", Type: "weld", Base: "a", Follower: "b"}}}, `type "weld"`},

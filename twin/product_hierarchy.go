@@ -137,6 +137,10 @@ func RecordHierarchyNode(ctx context.Context, s Store, w HierarchyNodeWrite) (Hi
 		}
 		pos.parent = &parent
 	}
+	if pos.parent == nil && (w.Quantity != nil || w.Placement != nil) {
+		return HierarchyPosition{}, Refusef("quantity and placement are on the parent's CONTAINS edge, and %q has no parent: "+
+			"give parent, or leave them out for a root", w.Name)
+	}
 	if w.Quantity != nil {
 		pos.quantity = *w.Quantity
 	}
