@@ -150,6 +150,12 @@ var annotationTable = map[string]Annotations{
 	"twin.find_by_property":           {ReadOnly: true, Idempotent: true},
 	"twin.record_component_selection": {},
 	"twin.constraint_violations":      {ReadOnly: true, Idempotent: true},
+	// The product hierarchy: recording a position adds to it; realising
+	// one replaces the model or BOM item it is realised by (the history
+	// keeps the old link, but the position's state is replaced).
+	"twin.record_hierarchy_node":    {},
+	"twin.realize_hierarchy_node":   {Destructive: true},
+	"twin.compute_hierarchy_rollup": {ReadOnly: true, Idempotent: true},
 	// Design loops: starting one writes its iterations; approving records
 	// who decided.
 	"twin.start_design_loop":             {Idempotent: true},

@@ -15,10 +15,6 @@ import (
 // DeviceInstanceNodeType is the node type of a built unit.
 const DeviceInstanceNodeType = "device_instance"
 
-// EdgeInstanceOf points from a built unit to the product (any node: a
-// hierarchy position, a BOM item, a work product) it is a unit of.
-const EdgeInstanceOf = "INSTANCE_OF"
-
 // builtRecords are the records of built units and what was measured on
 // them; only their own rules write them.
 var builtRecords = []string{DeviceInstanceNodeType, MeasurementNodeType}

@@ -241,9 +241,10 @@ func (r *gateReader) requirementsTyped() (GateCheck, error) {
 }
 
 // budgetsHeld holds each budget's system_total against what is recorded:
-// the rolled-up mass of the product breakdown for a mass budget, else the
-// sum of its allocations ([{target, amount}] or numbers). A budget with
-// neither is no_data.
+// for a mass budget the product's mass (the product hierarchy's roll-up,
+// or with no hierarchy the committed parts' sum; ProductStructure.Mass),
+// else the sum of its allocations ([{target, amount}] or numbers). A
+// budget with neither is no_data.
 func (r *gateReader) budgetsHeld() (GateCheck, error) {
 	c := GateCheck{ID: "budgets_held", Name: "Budgets held by what is recorded"}
 	budgets, err := r.nodes("budget")
@@ -264,13 +265,19 @@ func (r *gateReader) budgetsHeld() (GateCheck, error) {
 			c.Missing = append(c.Missing, fmt.Sprintf("a numeric system_total on budget %q", b.Name))
 			continue
 		}
-		used, from, err := r.budgetUse(b, MetricKey(metric), unit)
+		used, from, noMass, err := r.budgetUse(b, MetricKey(metric), unit)
 		if err != nil {
 			return GateCheck{}, err
 		}
 		if from == "" {
-			c.Missing = append(c.Missing, fmt.Sprintf("allocations (a list of {target, amount} in %s) on budget %q, or, for a mass "+
-				"budget, a mass_kg on every part of the breakdown", unit, b.Name))
+			why := fmt.Sprintf("allocations (a list of {target, amount} in %s) on budget %q", unit, b.Name)
+			if MetricKey(metric) == "mass" {
+				why += ", or a known mass on every leaf of the product hierarchy (twin.compute_hierarchy_rollup shows the no_data)"
+				if len(noMass) > 0 {
+					why += "; no mass: " + strings.Join(noMass, "; ")
+				}
+			}
+			c.Missing = append(c.Missing, why)
 			continue
 		}
 		line := fmt.Sprintf("budget %q: %g of %g %s (%s)", b.Name, used, total, unit, from)
@@ -292,36 +299,25 @@ func (r *gateReader) budgetsHeld() (GateCheck, error) {
 }
 
 // budgetUse is what a budget has used and where that figure came from
-// ("" when nothing is recorded).
-func (r *gateReader) budgetUse(b Node, metric, unit string) (float64, string, error) {
+// ("" when nothing is recorded); noMass names what gives a mass budget no
+// mass.
+func (r *gateReader) budgetUse(b Node, metric, unit string) (used float64, from string, noMass []string, err error) {
 	if metric == "mass" {
-		parts, err := Breakdown(r.ctx, r.s, r.projectID)
+		ps, err := ReadProductStructure(r.ctx, r.s, r.projectID)
 		if err != nil {
-			return 0, "", err
+			return 0, "", nil, err
 		}
-		// Roots with neither a mass nor a part without one (a constraint
-		// set, a decision) weigh nothing; one part without a mass leaves
-		// the total unknown.
-		sum, weighed, unknown := 0.0, 0, false
-		for _, p := range parts {
-			switch {
-			case len(p.MassUnknownFor) > 0:
-				unknown = true
-			case p.MassKg != nil:
-				sum += *p.MassKg
-				weighed++
+		kg, from, missing := ps.Mass()
+		if from != "" {
+			if v, err := units.Convert(kg, "kg", unit); err == nil {
+				return v, from, nil, nil
 			}
 		}
-		if weighed > 0 && !unknown {
-			v, err := units.Convert(sum, "kg", unit)
-			if err == nil {
-				return v, "the breakdown's rolled-up mass", nil
-			}
-		}
+		noMass = missing
 	}
 	raw, ok := b.Properties["allocations"].([]any)
 	if !ok || len(raw) == 0 {
-		return 0, "", nil
+		return 0, "", noMass, nil
 	}
 	sum := 0.0
 	for _, a := range raw {
@@ -330,11 +326,11 @@ func (r *gateReader) budgetUse(b Node, metric, unit string) (float64, string, er
 			v, ok = NumberOf(m["amount"])
 		}
 		if !ok {
-			return 0, "", nil
+			return 0, "", noMass, nil
 		}
 		sum += v
 	}
-	return sum, fmt.Sprintf("the sum of its %d allocations", len(raw)), nil
+	return sum, fmt.Sprintf("the sum of its %d allocations", len(raw)), nil, nil
 }
 
 func (r *gateReader) g4() (Gate, error) {

@@ -181,6 +181,9 @@ func (m *MemoryStore) CommitRevision(ctx context.Context, w RevisionWrite) (Node
 	if err := m.checkLinks(w.ProjectID, w.Links); err != nil {
 		return Node{}, Item{}, err
 	}
+	if err := m.checkIncoming(w.ProjectID, w.Incoming); err != nil {
+		return Node{}, Item{}, err
+	}
 	n := m.writeRevision(w, item, isNew)
 	return n, *item, nil
 }
@@ -200,6 +203,9 @@ func (m *MemoryStore) writeRevision(w RevisionWrite, item *Item, isNew bool) Nod
 		m.edges = append(m.edges, Edge{Type: EdgeRevisionOf, From: n.ID, To: item.HeadNodeID, Properties: props})
 	}
 	m.addNode(n, w.Links)
+	for _, l := range w.Incoming {
+		m.edges = append(m.edges, Edge{Type: l.Type, From: l.To, To: n.ID, Properties: maps.Clone(l.Properties)})
+	}
 	item.HeadRevision, item.HeadNodeID, item.Name, item.UpdatedAt = n.Revision, n.ID, n.Name, n.CreatedAt
 	if isNew {
 		item.CreatedAt = n.CreatedAt
@@ -241,6 +247,9 @@ func (m *MemoryStore) CommitRevisions(ctx context.Context, ws []RevisionWrite) (
 		}
 		seen[item.Key] = i
 		if err := m.checkLinks(w.ProjectID, w.Links); err != nil {
+			return nil, err
+		}
+		if err := m.checkIncoming(w.ProjectID, w.Incoming); err != nil {
 			return nil, err
 		}
 		plan[i] = checked{item, isNew}
@@ -318,6 +327,18 @@ func (m *MemoryStore) checkLinks(projectID string, links []Link) error {
 		t, ok := m.nodes[l.To]
 		if !ok || t.ProjectID != projectID {
 			return fmt.Errorf("%w: %s link to %s: no such node in this project", ErrNotFound, l.Type, l.To)
+		}
+	}
+	return nil
+}
+
+// checkIncoming refuses, naming the first, an incoming edge from a node
+// that is not in the project.
+func (m *MemoryStore) checkIncoming(projectID string, links []Link) error {
+	for _, l := range links {
+		t, ok := m.nodes[l.To]
+		if !ok || t.ProjectID != projectID {
+			return fmt.Errorf("%w: %s edge from %s: no such node in this project", ErrNotFound, l.Type, l.To)
 		}
 	}
 	return nil

@@ -7,9 +7,9 @@
 // Over the Store it holds the twin's rules, as functions of a Store: thread
 // walks (thread.go), requirement status (requirement_status.go), constraint
 // review, claims and their live status, evidence staleness, documents and
-// their kinds, decisions, engineering entities and approvals, and the
-// breakdown roll-up, the tube work products design loops search over, and
-// the records of loops and evaluations. A request the rules turn down is a
+// their kinds, decisions, engineering entities and approvals, the product
+// hierarchy with its live roll-up and EBOM, the tube work products design
+// loops search over, and the records of loops and evaluations. A request the rules turn down is a
 // *RefusalError whose message says what to do; anything else is a store
 // error.
 //
@@ -142,6 +142,12 @@ type RevisionWrite struct {
 	Author       string
 	Properties   map[string]any
 	Links        []Link
+	// Incoming are edges from existing nodes into the new revision, made
+	// in the same transaction as the revision itself: here a Link's To
+	// names the node the edge comes from (a parent position's CONTAINS
+	// of a new child). An unknown source is ErrNotFound, and nothing is
+	// written.
+	Incoming []Link
 	// IdempotencyKey (the callId): a write that repeats one returns what
 	// the first wrote and writes nothing.
 	IdempotencyKey string
@@ -235,6 +241,7 @@ var keyPrefixes = map[string]string{
 	"intent":              "INT",
 	"stakeholder_need":    "NEED",
 	"objective":           "OBJ",
+	HierarchyNodeType:     "HN",
 }
 
 // NewItemKey derives a key from an item's type and name: CAD-LEFT-BRACKET.

@@ -17,7 +17,7 @@ func (s *Neo4jStore) CommitRevisions(ctx context.Context, ws []RevisionWrite) ([
 	}
 	type encoded struct {
 		props any
-		links []map[string]any
+		edges revisionEdges
 	}
 	enc := make([]encoded, len(ws))
 	for i, w := range ws {
@@ -25,11 +25,11 @@ func (s *Neo4jStore) CommitRevisions(ctx context.Context, ws []RevisionWrite) ([
 		if err != nil {
 			return nil, err
 		}
-		links, err := encodeLinks(w.Links)
+		edges, err := encodeRevisionEdges(w)
 		if err != nil {
 			return nil, err
 		}
-		enc[i] = encoded{props, links}
+		enc[i] = encoded{props, edges}
 	}
 	projectID := ws[0].ProjectID
 	return writeTx(ctx, s, func(tx neo4j.ManagedTransaction) ([]Node, error) {
@@ -63,7 +63,7 @@ func (s *Neo4jStore) CommitRevisions(ctx context.Context, ws []RevisionWrite) ([
 				return nil, fmt.Errorf("%w: writes %d and %d both revise %s; one batch writes one revision per item", ErrInvalid, j+1, i+1, item.Key)
 			}
 			seen[item.Key] = i
-			if err := checkLinks(ctx, tx, w.ProjectID, w.Links); err != nil {
+			if err := checkRevisionEdges(ctx, tx, w); err != nil {
 				return nil, err
 			}
 			plan[i] = checked{item, isNew}
@@ -72,7 +72,7 @@ func (s *Neo4jStore) CommitRevisions(ctx context.Context, ws []RevisionWrite) ([
 		// Everything is checked: write.
 		out := make([]Node, len(ws))
 		for i, w := range ws {
-			n, err := writeRevision(ctx, tx, w, &plan[i].item, plan[i].isNew, enc[i].props, enc[i].links)
+			n, err := writeRevision(ctx, tx, w, &plan[i].item, plan[i].isNew, enc[i].props, enc[i].edges)
 			if err != nil {
 				return nil, err
 			}

@@ -19,7 +19,7 @@ func (s *Neo4jStore) CommitRevision(ctx context.Context, w RevisionWrite) (Node,
 	if err != nil {
 		return Node{}, Item{}, err
 	}
-	links, err := encodeLinks(w.Links)
+	edges, err := encodeRevisionEdges(w)
 	if err != nil {
 		return Node{}, Item{}, err
 	}
@@ -45,12 +45,12 @@ func (s *Neo4jStore) CommitRevision(ctx context.Context, w RevisionWrite) (Node,
 		if err != nil {
 			return result{}, err
 		}
-		if err := checkLinks(ctx, tx, w.ProjectID, w.Links); err != nil {
+		if err := checkRevisionEdges(ctx, tx, w); err != nil {
 			return result{}, err
 		}
 
 		// Everything is checked: write.
-		n, err := writeRevision(ctx, tx, w, &item, isNew, propsJSON, links)
+		n, err := writeRevision(ctx, tx, w, &item, isNew, propsJSON, edges)
 		if err != nil {
 			return result{}, err
 		}
@@ -59,9 +59,33 @@ func (s *Neo4jStore) CommitRevision(ctx context.Context, w RevisionWrite) (Node,
 	return r.n, r.it, err
 }
 
+// revisionEdges are a revision write's links, from the new node (out) and
+// into it (in), as parameters for createEdges and createIncomingEdges.
+type revisionEdges struct{ out, in []map[string]any }
+
+// encodeRevisionEdges checks and encodes a write's links and incoming
+// edges.
+func encodeRevisionEdges(w RevisionWrite) (revisionEdges, error) {
+	out, err := encodeLinks(w.Links)
+	if err != nil {
+		return revisionEdges{}, err
+	}
+	in, err := encodeLinks(w.Incoming)
+	return revisionEdges{out, in}, err
+}
+
+// checkRevisionEdges refuses a write whose links or incoming edges name a
+// node that is not in the project.
+func checkRevisionEdges(ctx context.Context, tx neo4j.ManagedTransaction, w RevisionWrite) error {
+	if err := checkLinks(ctx, tx, w.ProjectID, w.Links); err != nil {
+		return err
+	}
+	return checkEnds(ctx, tx, w.ProjectID, w.Incoming, "%s edge from %s: no such node in this project")
+}
+
 // writeRevision writes a checked revision and moves its item's head (item
 // is updated to match). The caller holds the project's lock.
-func writeRevision(ctx context.Context, tx neo4j.ManagedTransaction, w RevisionWrite, item *Item, isNew bool, propsJSON any, links []map[string]any) (Node, error) {
+func writeRevision(ctx context.Context, tx neo4j.ManagedTransaction, w RevisionWrite, item *Item, isNew bool, propsJSON any, edges revisionEdges) (Node, error) {
 	n := Node{
 		ID: NewNodeID(), ProjectID: w.ProjectID, Type: w.ItemType, Name: w.Name, Properties: storedProps(propsJSON),
 		ItemKey: item.Key, Revision: item.HeadRevision + 1, ChangeReason: w.ChangeReason, Author: w.Author,
@@ -84,7 +108,10 @@ func writeRevision(ctx context.Context, tx neo4j.ManagedTransaction, w RevisionW
 			return Node{}, err
 		}
 	}
-	if err := createEdges(ctx, tx, n.ID, links); err != nil {
+	if err := createEdges(ctx, tx, n.ID, edges.out); err != nil {
+		return Node{}, err
+	}
+	if err := createIncomingEdges(ctx, tx, n.ID, edges.in); err != nil {
 		return Node{}, err
 	}
 	item.HeadRevision, item.HeadNodeID, item.Name, item.UpdatedAt = n.Revision, n.ID, n.Name, n.CreatedAt
@@ -292,6 +319,12 @@ func freeItemKey(ctx context.Context, tx neo4j.ManagedTransaction, projectID, ba
 // checkLinks refuses, naming the first, a link to a node that is not in the
 // project.
 func checkLinks(ctx context.Context, tx neo4j.ManagedTransaction, projectID string, links []Link) error {
+	return checkEnds(ctx, tx, projectID, links, "%s link to %s: no such node in this project")
+}
+
+// checkEnds refuses, naming the first with msg (given the edge type and
+// the node id), a link whose To is not a node in the project.
+func checkEnds(ctx context.Context, tx neo4j.ManagedTransaction, projectID string, links []Link, msg string) error {
 	if len(links) == 0 {
 		return nil
 	}
@@ -311,7 +344,7 @@ func checkLinks(ctx context.Context, tx neo4j.ManagedTransaction, projectID stri
 	}
 	for _, l := range links {
 		if !here[l.To] {
-			return fmt.Errorf("%w: %s link to %s: no such node in this project", ErrNotFound, l.Type, l.To)
+			return fmt.Errorf("%w: "+msg, ErrNotFound, l.Type, l.To)
 		}
 	}
 	return nil
@@ -367,6 +400,28 @@ func createEdges(ctx context.Context, tx neo4j.ManagedTransaction, from string, 
 	if n, _ := recs[0].Values[0].(int64); int(n) != len(edges) {
 		// The links were checked under the project's lock; this is a bug.
 		return fmt.Errorf("twin: neo4j: wrote %d of %d edges from %s", n, len(edges), from)
+	}
+	return nil
+}
+
+// createIncomingEdges writes edges into a node from the nodes each names
+// in "to" (Link.To of an incoming edge is its source).
+func createIncomingEdges(ctx context.Context, tx neo4j.ManagedTransaction, to string, edges []map[string]any) error {
+	if len(edges) == 0 {
+		return nil
+	}
+	recs, err := query(ctx, tx, `MATCH (b:TwinNode {id: $to})
+		UNWIND $edges AS e
+		MATCH (a:TwinNode {id: e.to})
+		CREATE (a)-[r:$(e.type)]->(b)
+		SET r.properties_json = e.props, r.ordinal = e.ordinal
+		RETURN count(r)`, map[string]any{"to": to, "edges": edges})
+	if err != nil {
+		return err
+	}
+	if n, _ := recs[0].Values[0].(int64); int(n) != len(edges) {
+		// The sources were checked under the project's lock; this is a bug.
+		return fmt.Errorf("twin: neo4j: wrote %d of %d edges into %s", n, len(edges), to)
 	}
 	return nil
 }

@@ -30,7 +30,10 @@ func runRules(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"PRDIsOneItemWithStrayValues", testPRD},
 		{"DecisionsPinRevisions", testDecisions},
 		{"EntitiesApprovalsAndCounts", testEntitiesAndApprovals},
-		{"BreakdownRollsUpKnownMass", testBreakdown},
+		{"HierarchyRollsUpKnownFiguresOnly", testHierarchyRollup},
+		{"HierarchyMovesAndRefusals", testHierarchyMovesAndRefusals},
+		{"EBOMFromTheHierarchy", testEBOM},
+		{"ProductStructureForG3AndTheResource", testProductStructure},
 		{"WorkProductReadAsTube", testTube},
 		{"LoadCasesNameAPartAndFacesByGeometry", testLoadCases},
 		{"AnalyzeChangeWalksTheThread", testAnalyzeChange},
@@ -507,29 +510,6 @@ func testEntitiesAndApprovals(t *testing.T, s twin.Store) {
 	counts, err := twin.CountByType(bg, s, g.p.ID)
 	if err != nil || !reflect.DeepEqual(counts, map[string]int{"objective": 1, "risk": 1, "waiver": 1, twin.ApprovalNodeType: 1}) {
 		t.Errorf("counts = %v %v", counts, err)
-	}
-}
-
-func testBreakdown(t *testing.T, s twin.Store) {
-	g := newGraph(t, s, "Breakdown")
-	arm := g.commit("cad_model", "Arm", map[string]any{"mass_kg": 1.5})
-	base := g.commit("cad_model", "Base", map[string]any{"mass_kg": 2.0})
-	bolt := g.commit("cad_model", "Bolt", nil)
-	g.commit("assembly", "Robot", nil, twin.Link{Type: twin.EdgeContains, To: arm.ID}, twin.Link{Type: twin.EdgeContains, To: base.ID})
-	g.commit("assembly", "Kit", nil, twin.Link{Type: twin.EdgeContains, To: bolt.ID})
-	parts, err := twin.Breakdown(bg, s, g.p.ID)
-	if err != nil || len(parts) != 2 {
-		t.Fatalf("breakdown = %+v %v", parts, err)
-	}
-	byName := map[string]twin.Part{}
-	for _, p := range parts {
-		byName[p.Name] = p
-	}
-	if r := byName["Robot"]; len(r.Children) != 2 || r.MassKg == nil || *r.MassKg != 3.5 {
-		t.Errorf("robot = %+v", r)
-	}
-	if k := byName["Kit"]; k.MassKg != nil || !reflect.DeepEqual(k.MassUnknownFor, []string{"CAD-BOLT@1"}) {
-		t.Errorf("kit = %+v", k)
 	}
 }
 

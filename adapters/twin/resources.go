@@ -22,7 +22,7 @@ var projectResources = []struct {
 	render                   func(ctx context.Context, b *Backend, p twin.Project) (any, error)
 }{
 	{"brief", "Project brief", "What this project is and what has been built in it, newest work first.", renderBrief},
-	{"hierarchy", "Product breakdown", "The items of the project as a CONTAINS tree, with mass rolled up where it is recorded.", renderHierarchy},
+	{"hierarchy", "Product hierarchy", "Each root product's tree of positions with mass, cost and power rolled up (a figure nothing gives is no_data, named, never zero); with no hierarchy, the committed parts and their masses.", renderHierarchy},
 	{"requirements", "Requirements and their evidence", "Every requirement against the evidence that verifies it, with its live status; no_data is not a pass.", renderRequirements},
 	{"decisions", "Decisions", "Recorded decisions, their rationale and the alternatives considered.", renderDecisions},
 	{"risks", "Risks", "Recorded risk entities.", renderRisks},
@@ -82,47 +82,30 @@ func renderBrief(ctx context.Context, b *Backend, p twin.Project) (any, error) {
 	return project.Brief(ctx, b.projectService(), p)
 }
 
-// renderHierarchy is the CONTAINS tree over the items' heads. Mass rolls up
-// only where every part below has one: an unknown mass is listed, never
-// counted as zero.
+// renderHierarchy is twin.ReadProductStructure: the rolled-up tree of each
+// root product (mass, cost, power; an unknown named as no_data, never
+// counted as zero), or with no hierarchy the committed parts and their
+// masses, listed and not rolled up.
 func renderHierarchy(ctx context.Context, b *Backend, p twin.Project) (any, error) {
-	parts, err := twin.Breakdown(ctx, b.Store, p.ID)
+	ps, err := twin.ReadProductStructure(ctx, b.Store, p.ID)
 	if err != nil {
 		return nil, err
 	}
-	var roots []any
-	for _, part := range parts {
-		roots = append(roots, partEntry(part))
+	roots := make([]twin.RollupNode, len(ps.Roots))
+	for i, r := range ps.Roots {
+		roots[i] = r.Root
 	}
 	out := map[string]any{"project_id": p.ID, "roots": roots}
-	if len(roots) == 0 {
-		out["roots"] = []any{}
+	switch {
+	case len(roots) > 0:
+	case len(ps.Parts) > 0:
+		out["parts"] = ps.Parts
+		out["note"] = "no product hierarchy is recorded, so nothing is rolled up: the committed parts are listed with their masses; " +
+			"twin.record_hierarchy_node nests positions and realises them by these parts"
+	default:
 		out["note"] = "nothing is recorded in this project yet"
 	}
 	return out, nil
-}
-
-// partEntry is one part of the breakdown as the hierarchy resource shows
-// it.
-func partEntry(part twin.Part) map[string]any {
-	node := map[string]any{"item_ref": part.ItemRef, "item_type": part.ItemType, "name": part.Name}
-	if part.Cycle {
-		node["cycle"] = true
-		return node
-	}
-	if part.Children != nil {
-		var kids []any
-		for _, c := range part.Children {
-			kids = append(kids, partEntry(c))
-		}
-		node["children"] = kids
-	}
-	if part.MassKg != nil {
-		node["mass_kg"] = *part.MassKg
-	} else if len(part.MassUnknownFor) > 0 {
-		node["mass_unknown_for"] = part.MassUnknownFor
-	}
-	return node
 }
 
 // renderDecisions lists the decision items' heads with what they recorded.

@@ -57,9 +57,10 @@ func TestResourcesAreProjectTemplates(t *testing.T) {
 	}
 	c.call("twin.commit_geometry", map[string]any{"project_id": pid, "name": "Frame", "step_base64": step("f"), "properties": map[string]any{"mass_kg": 1.25}})
 	h := read("hierarchy")
-	roots := h["roots"].([]any)
-	if len(roots) != 1 || roots[0].(map[string]any)["item_ref"] != "CAD-FRAME@1" || roots[0].(map[string]any)["mass_kg"] != 1.25 {
-		t.Errorf("hierarchy = %v", h)
+	parts := h["parts"].([]any)
+	if len(h["roots"].([]any)) != 0 || len(parts) != 1 || parts[0].(map[string]any)["item_ref"] != "CAD-FRAME@1" || parts[0].(map[string]any)["mass_kg"] != 1.25 ||
+		!strings.Contains(h["note"].(string), "no product hierarchy is recorded") {
+		t.Errorf("hierarchy without positions = %v", h)
 	}
 	if b := read("brief"); b["summary"] == "nothing is recorded in this project yet" {
 		t.Errorf("brief after a commit = %v", b)

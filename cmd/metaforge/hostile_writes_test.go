@@ -140,6 +140,12 @@ var writeExamples = map[string]func(f writeFixtures) map[string]any{
 	"twin.record_component_selection": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "name": "regulator", "mpn": "LM1117-3.3"}
 	},
+	"twin.record_hierarchy_node": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "name": "untrusted product", "level": "product"}
+	},
+	"twin.realize_hierarchy_node": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "node": "HN-ARM", "realized_by": "CAD-BRACKET"}
+	},
 	"twin.record_constraint_set": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "name": "limits", "constraints": []any{map[string]any{
 			"name": "deflection", "metric": "tip_deflection", "operator": "<=", "limit": 0.5, "unit": "mm", "target_node_type": "cad_model"}}}

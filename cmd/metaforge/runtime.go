@@ -174,7 +174,7 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 			TemporalUI: rt.temporal.UIAddress}, runs.ChangesHandler{Changes: rt.changes, Runs: rt.runs, Store: rt.twin.Store,
 			Authority: authority, Logger: logger, TemporalUI: rt.temporal.UIAddress},
 			runs.Releases{Runs: rt.runs, Twin: rt.twin.Store, Authority: authority, Logger: logger,
-				TemporalUI: rt.temporal.UIAddress}}, rt.ops.routes()...),
+				TemporalUI: rt.temporal.UIAddress}, runs.BOM{Twin: rt.twin.Store}}, rt.ops.routes()...),
 		Observers:    rt.ops.observers(),
 		DashboardURL: os.Getenv("METAFORGE_DASHBOARD_URL"),
 		Profile:      rt.profile,

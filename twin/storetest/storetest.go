@@ -28,6 +28,7 @@ func Run(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"ItemKeysAndSupersedes", testItemKeys},
 		{"CommitIsIdempotent", testCommitIdempotent},
 		{"CommitRevisionsIsAllOrNothing", testCommitRevisions},
+		{"IncomingEdgesAreWrittenWithTheRevision", testIncoming},
 		{"RecordsAndLinks", testRecordsAndLinks},
 		{"BadLinkWritesNothing", testBadLink},
 		{"DeleteProjectRemovesItsNodes", testDeleteProject},
@@ -474,5 +475,75 @@ func testCommitRevisions(t *testing.T, s twin.Store) {
 	}
 	if after := snapshot(t, s, p.ID); !reflect.DeepEqual(after, before) {
 		t.Fatalf("a batch with a bad link wrote:\nbefore %v\nafter  %v", before, after)
+	}
+}
+
+// testIncoming: a revision's incoming edges (a parent's CONTAINS of a new
+// child) are made in its own write: with it, never without it, once.
+func testIncoming(t *testing.T, s twin.Store) {
+	p := mustProject(t, s, "Arm")
+	arm, _ := commit(t, s, twin.RevisionWrite{ProjectID: p.ID, ItemType: "hierarchy_node", Name: "Arm"})
+	base, _ := commit(t, s, twin.RevisionWrite{ProjectID: p.ID, ItemType: "hierarchy_node", Name: "Base"})
+	contains := func(parent twin.Node, qty int) twin.Link {
+		return twin.Link{Type: twin.EdgeContains, To: parent.ID, Properties: map[string]any{"quantity": qty}}
+	}
+	w := twin.RevisionWrite{ProjectID: p.ID, ItemType: "hierarchy_node", Name: "Wrist", IdempotencyKey: "wrist-1",
+		Links: []twin.Link{{Type: twin.EdgeDependsOn, To: base.ID}}, Incoming: []twin.Link{contains(arm, 2)}}
+	wrist, _ := commit(t, s, w)
+	in, err := s.Neighbors(ctx, wrist.ID, twin.Incoming, twin.EdgeContains)
+	if err != nil || len(in) != 1 || in[0].Node.ID != arm.ID || in[0].Edge.From != arm.ID || in[0].Edge.To != wrist.ID ||
+		fmt.Sprint(in[0].Edge.Properties["quantity"]) != "2" {
+		t.Fatalf("CONTAINS into the wrist = %+v %v, want one from the arm with quantity 2", in, err)
+	}
+	out, err := s.Neighbors(ctx, arm.ID, twin.Outgoing, twin.EdgeContains)
+	if err != nil || len(out) != 1 || out[0].Node.ID != wrist.ID {
+		t.Fatalf("what the arm contains = %+v %v, want the wrist", out, err)
+	}
+	if dep, _ := s.Neighbors(ctx, wrist.ID, twin.Outgoing, twin.EdgeDependsOn); len(dep) != 1 || dep[0].Node.ID != base.ID {
+		t.Fatalf("the wrist's own links = %+v, want DEPENDS_ON the base", dep)
+	}
+
+	// A repeat writes nothing: still one edge.
+	again, _ := commit(t, s, w)
+	if again.ID != wrist.ID {
+		t.Fatalf("a repeated write = %s, want %s", again.ID, wrist.ID)
+	}
+	if out, _ := s.Neighbors(ctx, arm.ID, twin.Outgoing, twin.EdgeContains); len(out) != 1 {
+		t.Fatalf("a repeated write added edges: %+v", out)
+	}
+
+	// An unknown or foreign source writes nothing, in either write.
+	other := mustProject(t, s, "Other")
+	foreign, _ := commit(t, s, twin.RevisionWrite{ProjectID: other.ID, ItemType: "hierarchy_node", Name: "Elsewhere"})
+	before := snapshot(t, s, p.ID)
+	for _, from := range []string{"n-missing", foreign.ID} {
+		bad := twin.RevisionWrite{ProjectID: p.ID, ItemType: "hierarchy_node", Name: "Hand",
+			Incoming: []twin.Link{contains(arm, 1), {Type: twin.EdgeContains, To: from}}}
+		if _, _, err := s.CommitRevision(ctx, bad); !errors.Is(err, twin.ErrNotFound) || !strings.Contains(err.Error(), from) {
+			t.Errorf("CommitRevision with an edge from %s = %v, want ErrNotFound naming it", from, err)
+		}
+		batch := []twin.RevisionWrite{{ProjectID: p.ID, ItemType: "hierarchy_node", Name: "Base", ItemKey: "HN-BASE@1"}, bad}
+		if _, err := s.CommitRevisions(ctx, batch); !errors.Is(err, twin.ErrNotFound) || !strings.Contains(err.Error(), from) {
+			t.Errorf("CommitRevisions with an edge from %s = %v, want ErrNotFound naming it", from, err)
+		}
+	}
+	if after := snapshot(t, s, p.ID); !reflect.DeepEqual(after, before) {
+		t.Fatalf("refused writes wrote:\nbefore %v\nafter  %v", before, after)
+	}
+
+	// In a batch, each write's incoming edges land with it.
+	out2, err := s.CommitRevisions(ctx, []twin.RevisionWrite{
+		{ProjectID: p.ID, ItemType: "hierarchy_node", Name: "Hand", Incoming: []twin.Link{contains(wrist, 1)}},
+		{ProjectID: p.ID, ItemType: "hierarchy_node", Name: "Base", ItemKey: "HN-BASE@1", Incoming: []twin.Link{contains(arm, 4)}},
+	})
+	if err != nil || len(out2) != 2 {
+		t.Fatalf("batch with incoming edges = %+v %v", out2, err)
+	}
+	if in, _ := s.Neighbors(ctx, out2[0].ID, twin.Incoming, twin.EdgeContains); len(in) != 1 || in[0].Node.ID != wrist.ID {
+		t.Errorf("CONTAINS into the hand = %+v, want one from the wrist", in)
+	}
+	if in, _ := s.Neighbors(ctx, out2[1].ID, twin.Incoming, twin.EdgeContains); len(in) != 1 || in[0].Node.ID != arm.ID ||
+		fmt.Sprint(in[0].Edge.Properties["quantity"]) != "4" {
+		t.Errorf("CONTAINS into the base's revision 2 = %+v, want one from the arm with quantity 4", in)
 	}
 }
