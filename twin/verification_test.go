@@ -30,7 +30,7 @@ func (g graph) tipEvidence(valueMM, bandMM float64, pin string) twin.Node {
 // controller powers it.
 func armArchitecture(projectID, predictedBy string) twin.ArchitectureWrite {
 	return twin.ArchitectureWrite{ProjectID: projectID,
-		Subsystems: []twin.ArchitectureSubsystem{{Name: "base"}, {Name: "arm", Description: "two links", HierarchyNode: "HIERARCHY_NODE-ARM"},
+		Subsystems: []twin.ArchitectureSubsystem{{Name: "base"}, {Name: "arm", Description: "two links", HierarchyNode: "HN-ARM"},
 			{Name: "controller"}},
 		Interfaces: []twin.ArchitectureInterface{
 			{Name: "shoulder", From: "Base", To: "arm", Kind: "mechanical", Quantities: []twin.InterfaceQuantity{
@@ -52,7 +52,7 @@ func testSystemArchitecture(t *testing.T, s twin.Store) {
 	if a.Node.Ref() != "ARCH-ROBOT-ARM@1" || it.ItemType != twin.SystemArchitectureItemType || a.Node.Name != "System architecture" {
 		t.Fatalf("architecture = %+v %+v", a.Node, it)
 	}
-	if a.Subsystems[1].HierarchyNode != "HIERARCHY_NODE-ARM@1" || a.Interfaces[0].From != "base" || a.Interfaces[0].Quantities[0].PredictedBy != ev.ID {
+	if a.Subsystems[1].HierarchyNode != "HN-ARM@1" || a.Interfaces[0].From != "base" || a.Interfaces[0].Quantities[0].PredictedBy != ev.ID {
 		t.Errorf("canonical forms = %+v", a)
 	}
 	// What the store hands back reads as what was committed.
@@ -212,30 +212,30 @@ func testTestPlan(t *testing.T, s twin.Store) {
 func testDeviceInstances(t *testing.T, s twin.Store) {
 	g := newGraph(t, s, "Units")
 	arm := g.commit("hierarchy_node", "Arm", nil)
-	d, err := twin.RegisterDeviceInstance(bg, s, twin.DeviceWrite{ProjectID: g.p.ID, ProductRef: "HIERARCHY_NODE-ARM", Serial: " SN-001 ",
+	d, err := twin.RegisterDeviceInstance(bg, s, twin.DeviceWrite{ProjectID: g.p.ID, ProductRef: "HN-ARM", Serial: " SN-001 ",
 		BuildDate: "2026-03-14", Notes: "first off the line", IdempotencyKey: "reg-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Node.Type != twin.DeviceInstanceNodeType || d.Node.Name != "SN-001" || d.Node.Properties["product"] != "HIERARCHY_NODE-ARM@1" ||
+	if d.Node.Type != twin.DeviceInstanceNodeType || d.Node.Name != "SN-001" || d.Node.Properties["product"] != "HN-ARM@1" ||
 		d.Node.Properties["build_date"] != "2026-03-14" || d.Product.ID != arm.ID {
 		t.Errorf("unit = %+v", d.Node)
 	}
 	if nbs, _ := s.Neighbors(bg, d.Node.ID, twin.Outgoing, twin.EdgeInstanceOf); len(nbs) != 1 || nbs[0].Node.ID != arm.ID {
 		t.Errorf("INSTANCE_OF = %+v", nbs)
 	}
-	if again, err := twin.RegisterDeviceInstance(bg, s, twin.DeviceWrite{ProjectID: g.p.ID, ProductRef: "HIERARCHY_NODE-ARM", Serial: "SN-001",
+	if again, err := twin.RegisterDeviceInstance(bg, s, twin.DeviceWrite{ProjectID: g.p.ID, ProductRef: "HN-ARM", Serial: "SN-001",
 		IdempotencyKey: "reg-1"}); err != nil || again.Node.ID != d.Node.ID {
 		t.Errorf("a retry = %+v %v", again, err)
 	}
 	// The arm is revised: its serials are still its own.
 	g.commit("hierarchy_node", "Arm", map[string]any{"note": "rev b"})
-	_, err = twin.RegisterDeviceInstance(bg, s, twin.DeviceWrite{ProjectID: g.p.ID, ProductRef: "HIERARCHY_NODE-ARM@2", Serial: "sn-001", IdempotencyKey: "reg-2"})
-	if !refusal(err, "serial SN-001 is already registered for HIERARCHY_NODE-ARM@2 as unit "+d.Node.ID) {
+	_, err = twin.RegisterDeviceInstance(bg, s, twin.DeviceWrite{ProjectID: g.p.ID, ProductRef: "HN-ARM@2", Serial: "sn-001", IdempotencyKey: "reg-2"})
+	if !refusal(err, "serial SN-001 is already registered for HN-ARM@2 as unit "+d.Node.ID) {
 		t.Errorf("a repeated serial = %v", err)
 	}
 	g.commit("hierarchy_node", "Gripper", nil)
-	if _, err := twin.RegisterDeviceInstance(bg, s, twin.DeviceWrite{ProjectID: g.p.ID, ProductRef: "HIERARCHY_NODE-GRIPPER", Serial: "SN-001"}); err != nil {
+	if _, err := twin.RegisterDeviceInstance(bg, s, twin.DeviceWrite{ProjectID: g.p.ID, ProductRef: "HN-GRIPPER", Serial: "SN-001"}); err != nil {
 		t.Errorf("the same serial on another product = %v", err)
 	}
 	if _, err := twin.DeviceInstance(bg, s, g.p.ID, "SN-001"); !refusal(err, `serial "SN-001" names 2 units of different products`) {
@@ -245,9 +245,9 @@ func testDeviceInstances(t *testing.T, s twin.Store) {
 		w    twin.DeviceWrite
 		want string
 	}{
-		{twin.DeviceWrite{ProjectID: g.p.ID, ProductRef: "HIERARCHY_NODE-ARM", Serial: " "}, "serial is blank"},
+		{twin.DeviceWrite{ProjectID: g.p.ID, ProductRef: "HN-ARM", Serial: " "}, "serial is blank"},
 		{twin.DeviceWrite{ProjectID: g.p.ID, Serial: "SN-9"}, "product_ref is blank"},
-		{twin.DeviceWrite{ProjectID: g.p.ID, ProductRef: "HIERARCHY_NODE-ARM", Serial: "SN-9", BuildDate: "14/03/2026"},
+		{twin.DeviceWrite{ProjectID: g.p.ID, ProductRef: "HN-ARM", Serial: "SN-9", BuildDate: "14/03/2026"},
 			`build_date "14/03/2026" is not a date; write it as YYYY-MM-DD`},
 		{twin.DeviceWrite{ProjectID: g.p.ID, ProductRef: d.Node.ID, Serial: "SN-9"}, "is a device_instance, not a product"},
 	} {
@@ -276,7 +276,7 @@ func testMeasurements(t *testing.T, s twin.Store) {
 	if _, _, err := twin.CommitSystemArchitecture(bg, s, armArchitecture(g.p.ID, ev.ID)); err != nil {
 		t.Fatal(err)
 	}
-	unit, err := twin.RegisterDeviceInstance(bg, s, twin.DeviceWrite{ProjectID: g.p.ID, ProductRef: "HIERARCHY_NODE-ARM", Serial: "SN-1"})
+	unit, err := twin.RegisterDeviceInstance(bg, s, twin.DeviceWrite{ProjectID: g.p.ID, ProductRef: "HN-ARM", Serial: "SN-1"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -387,7 +387,7 @@ func testMeasurements(t *testing.T, s twin.Store) {
 	}
 	other := newGraph(t, s, "No Architecture")
 	other.commit("hierarchy_node", "Arm", nil)
-	if _, err := twin.RegisterDeviceInstance(bg, s, twin.DeviceWrite{ProjectID: other.p.ID, ProductRef: "HIERARCHY_NODE-ARM", Serial: "A"}); err != nil {
+	if _, err := twin.RegisterDeviceInstance(bg, s, twin.DeviceWrite{ProjectID: other.p.ID, ProductRef: "HN-ARM", Serial: "A"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := twin.RecordMeasurement(bg, s, twin.MeasurementWrite{ProjectID: other.p.ID, Device: "A", Interface: "x", Quantity: "y", Value: 1,
