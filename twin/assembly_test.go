@@ -80,20 +80,20 @@ func TestBuildOrderRefusesACycleNamingIt(t *testing.T) {
 	}
 }
 
-// armAssembly records the arm's six positions and an assembly containing
-// them with its joints.
+// armAssembly records an arm assembly position with its joints, and the
+// six positions it contains.
 func armAssembly(g graph, joints []twin.Joint) twin.Node {
 	g.t.Helper()
-	var links []twin.Link
-	for _, part := range []string{"base", "turret", "upper_arm", "forearm", "gripper", "camera"} {
-		n := g.commit("hierarchy_node", part, map[string]any{"level": "part"})
-		links = append(links, twin.Link{Type: twin.EdgeContains, To: n.ID, Properties: map[string]any{"quantity": 1}})
-	}
-	text, err := twin.JointsValue(joints)
+	asm, err := twin.RecordHierarchyNode(bg, g.s, twin.HierarchyNodeWrite{ProjectID: g.p.ID, Name: "Arm", Level: "assembly", Joints: joints})
 	if err != nil {
 		g.t.Fatal(err)
 	}
-	return g.commit("hierarchy_node", "Arm", map[string]any{"level": "assembly", twin.JointsProperty: text}, links...)
+	for _, part := range []string{"base", "turret", "upper_arm", "forearm", "gripper", "camera"} {
+		if _, err := twin.RecordHierarchyNode(bg, g.s, twin.HierarchyNodeWrite{ProjectID: g.p.ID, Name: part, Level: "part", Parent: asm.Node.ID}); err != nil {
+			g.t.Fatal(err)
+		}
+	}
+	return asm.Node
 }
 
 func testBringupChecklist(t *testing.T, s twin.Store) {
@@ -230,5 +230,64 @@ func testHarnessEstimate(t *testing.T, s twin.Store) {
 	if h.ConductorMM != nil || !reflect.DeepEqual(h.Unknown, []string{"elbow", "wrist", "camera_mount"}) ||
 		h.KnownConductorMM == nil || *h.KnownConductorMM != 4*100+4*150 || h.Entries[2].UnknownBecause != "joint elbow has no anchor_mm" {
 		t.Fatalf("unknown anchor: total %v, known %v, unknown %v", h.ConductorMM, h.KnownConductorMM, h.Unknown)
+	}
+	if h.PowerTree == nil || h.PowerTree.Name != "Arm" || h.PowerTree.Power.PeakW.Known() || len(h.PowerTree.Power.PeakW.NoData) != 6 {
+		t.Fatalf("power tree of an arm with no draws recorded = %+v", h.PowerTree)
+	}
+
+	// In a product with draws recorded: the power tree is the product's,
+	// each branch summed by hand.
+	g3 := newGraph(t, s, "Harness power")
+	pos := func(name, level, parent string, joints []twin.Joint, peak, avg, diss float64) twin.Node {
+		t.Helper()
+		w := twin.HierarchyNodeWrite{ProjectID: g3.p.ID, Name: name, Level: level, Parent: parent, Joints: joints}
+		if level == "part" {
+			w.Power = &twin.Power{PeakW: &peak, AverageW: &avg, DissipationW: &diss}
+		}
+		p, err := twin.RecordHierarchyNode(bg, s, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p.Node
+	}
+	robot := pos("Robot", "product", "", nil, 0, 0, 0)
+	arm := pos("Arm", "assembly", robot.ID, armJoints(), 0, 0, 0)
+	pos("controller", "part", robot.ID, nil, 12, 6, 6)
+	for _, p := range []struct {
+		name            string
+		peak, avg, diss float64
+	}{{"base", 0, 0, 0}, {"turret", 40, 10, 4}, {"upper_arm", 40, 10, 4}, {"forearm", 30, 8, 3}, {"gripper", 10, 2, 1}, {"camera", 2.5, 2.5, 2.5}} {
+		pos(p.name, "part", arm.ID, nil, p.peak, p.avg, p.diss)
+	}
+	h, err = twin.HarnessEstimate(bg, s, g3.p.ID, arm.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The arm: 40+40+30+10+2.5 = 122.5 W peak, 10+10+8+2+2.5 = 32.5 W
+	// average, 4+4+3+1+2.5 = 14.5 W dissipated; the robot adds the
+	// controller's 12, 6 and 6.
+	tree := h.PowerTree
+	if tree == nil || tree.Name != "Robot" || len(tree.Children) != 2 {
+		t.Fatalf("power tree = %+v", tree)
+	}
+	got := func(f twin.Figure) float64 {
+		if f.Value == nil {
+			t.Fatalf("figure unknown: %+v", f)
+		}
+		return *f.Value
+	}
+	armBranch := tree.Children[0]
+	for _, c := range []struct {
+		what      string
+		got, want float64
+	}{
+		{"robot peak", got(tree.Power.PeakW), 134.5}, {"robot average", got(tree.Power.AverageW), 38.5},
+		{"robot dissipation", got(tree.Power.DissipationW), 20.5},
+		{"arm peak", got(armBranch.Power.PeakW), 122.5}, {"arm average", got(armBranch.Power.AverageW), 32.5},
+		{"arm dissipation", got(armBranch.Power.DissipationW), 14.5},
+	} {
+		if math.Abs(c.got-c.want) > 1e-9 {
+			t.Errorf("%s = %g W, want %g", c.what, c.got, c.want)
+		}
 	}
 }

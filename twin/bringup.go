@@ -38,20 +38,17 @@ func AssemblyJoints(ctx context.Context, s Store, projectID, ref string) (Assemb
 	if err := CheckJoints(joints); err != nil {
 		return Assembly{}, err
 	}
-	kids, err := s.Neighbors(ctx, n.ID, Outgoing, EdgeContains)
+	names, err := containedNames(ctx, s, n)
 	if err != nil {
 		return Assembly{}, err
 	}
-	if len(kids) == 0 {
+	if len(names) == 0 {
 		return Assembly{Node: n, Joints: joints}, nil
 	}
 	parts := map[string]bool{strings.ToLower(n.Name): true}
-	var names []string
-	for _, k := range kids {
-		parts[strings.ToLower(k.Node.Name)] = true
-		names = append(names, k.Node.Name)
+	for _, name := range names {
+		parts[strings.ToLower(name)] = true
 	}
-	sort.Strings(names)
 	for _, j := range joints {
 		for _, part := range []string{j.Base, j.Follower} {
 			if !parts[strings.ToLower(strings.TrimSpace(part))] {
@@ -61,6 +58,32 @@ func AssemblyJoints(ctx context.Context, s Store, projectID, ref string) (Assemb
 		}
 	}
 	return Assembly{Node: n, Joints: joints}, nil
+}
+
+// containedNames are the names of what an assembly contains, sorted: a
+// hierarchy position's children as the hierarchy reads them (each at its
+// head), or the nodes any other node CONTAINS.
+func containedNames(ctx context.Context, s Store, n Node) ([]string, error) {
+	var names []string
+	if n.Type == HierarchyNodeType {
+		kids, err := hierarchyChildren(ctx, s, n)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range kids {
+			names = append(names, k.node.Name)
+		}
+	} else {
+		kids, err := s.Neighbors(ctx, n.ID, Outgoing, EdgeContains)
+		if err != nil {
+			return nil, err
+		}
+		for _, k := range kids {
+			names = append(names, k.Node.Name)
+		}
+	}
+	sort.Strings(names)
+	return names, nil
 }
 
 // Checklist is a recorded bring-up checklist.

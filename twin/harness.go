@@ -35,10 +35,36 @@ type Harness struct {
 	ConductorMM, KnownConductorMM *float64
 	// Unknown names the joints whose cable length is unknown.
 	Unknown []string
+	// PowerTree is the draw of each branch of the product the assembly
+	// is in, from its root down, as the roll-up computes it; nil when
+	// the assembly is not a position of a product hierarchy.
+	PowerTree *PowerBranch
 }
 
-// HarnessEstimate estimates the cable to every joint of an assembly. An
-// unknown length is named, never counted as zero.
+// PowerBranch is one position of a power tree: its branch's peak and
+// average draw and dissipation (for one of it), and its branches.
+type PowerBranch struct {
+	Name          string        `json:"name"`
+	Ref           string        `json:"ref"`
+	Level         string        `json:"level"`
+	Quantity      int           `json:"quantity"`
+	TotalQuantity int           `json:"total_quantity"`
+	Power         PowerRollup   `json:"power"`
+	Children      []PowerBranch `json:"children,omitempty"`
+}
+
+// PowerTreeOf is the power half of a roll-up.
+func PowerTreeOf(n RollupNode) PowerBranch {
+	b := PowerBranch{Name: n.Name, Ref: n.Ref, Level: n.Level, Quantity: n.Quantity, TotalQuantity: n.TotalQuantity, Power: n.Power}
+	for _, c := range n.Children {
+		b.Children = append(b.Children, PowerTreeOf(c))
+	}
+	return b
+}
+
+// HarnessEstimate estimates the cable to every joint of an assembly, and
+// the power tree of the product it is in. An unknown length or draw is
+// named, never counted as zero.
 func HarnessEstimate(ctx context.Context, s Store, projectID, assemblyRef string) (Harness, error) {
 	a, err := AssemblyJoints(ctx, s, projectID, assemblyRef)
 	if err != nil {
@@ -76,6 +102,18 @@ func HarnessEstimate(ctx context.Context, s Store, projectID, assemblyRef string
 	out.KnownConductorMM = &known
 	if len(out.Unknown) == 0 {
 		out.ConductorMM = &known
+	}
+	if a.Node.Type == HierarchyNodeType {
+		chain, err := ancestry(ctx, s, a.Node)
+		if err != nil {
+			return Harness{}, err
+		}
+		r, err := ComputeRollup(ctx, s, projectID, chain[len(chain)-1].ID)
+		if err != nil {
+			return Harness{}, err
+		}
+		tree := PowerTreeOf(r.Root)
+		out.PowerTree = &tree
 	}
 	return out, nil
 }

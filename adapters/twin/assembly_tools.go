@@ -101,7 +101,9 @@ func getHarnessEstimateTool() tool {
 		Description: "Estimate the cable to each joint of an assembly: conductors (a joint's conductors, else 4 for a moving joint: a " +
 			"power pair and a CAN pair; 0 for fixed) and a length routed along the links, the sum of the anchor offsets (anchor_mm, in " +
 			"each base's frame) of the joints from the root down to it. An estimate of a routed length, not a routed path. A joint " +
-			"without anchor_mm leaves its cable and every cable beyond it unknown, named, never counted as zero. Writes nothing.",
+			"without anchor_mm leaves its cable and every cable beyond it unknown, named, never counted as zero. power_tree is the " +
+			"product the assembly is in, from its root: each branch's peak and average draw and dissipation in W, as " +
+			"twin.compute_hierarchy_rollup rolls them up (a leaf with no power recorded is no_data, named). Writes nothing.",
 		Idempotent: true, Short: true, TimeoutSeconds: 30}, getHarnessEstimate, assemblyRule)
 }
 
@@ -132,6 +134,12 @@ func getHarnessEstimate(ctx context.Context, b *Backend, a assemblyArgs) (any, e
 		out["total_conductor_mm"] = *h.ConductorMM
 	} else {
 		out["total_conductor_mm"] = nil
+	}
+	if h.PowerTree != nil {
+		out["power_tree"] = h.PowerTree
+	} else {
+		out["power_tree"] = nil
+		out["power_tree_note"] = "the assembly is not a position of a product hierarchy (twin.record_hierarchy_node), so there is no tree to roll power up"
 	}
 	return out, nil
 }
