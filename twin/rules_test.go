@@ -32,6 +32,7 @@ func runRules(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"EntitiesApprovalsAndCounts", testEntitiesAndApprovals},
 		{"BreakdownRollsUpKnownMass", testBreakdown},
 		{"WorkProductReadAsTube", testTube},
+		{"GeometryIsKeptByFormat", testCommitGeometry},
 		{"LoadCasesNameAPartAndFacesByGeometry", testLoadCases},
 		{"AnalyzeChangeWalksTheThread", testAnalyzeChange},
 		{"ChangeApprovalLevels", testApprovalLevels},
