@@ -19,7 +19,7 @@ var propertiesTool = tool{
 			"bounding_box ({min, max, size}, mm), solid_count, and inertia: the 3x3 inertia tensor about the centre of mass " +
 			"for unit density, in mm^5 (I = integral of (|r|^2 E - r r^T) dV, so off-diagonal entries are the negated products of inertia). " +
 			"With a material, also mass_kg (volume x density) and inertia_kg_mm2 (the same tensor for that density, kg mm^2). " +
-			"A file with no closed solid has no mass properties and is refused, and so is an open STL. An STL's figures are its "+
+			"A file with no closed solid has no mass properties and is refused, and so is an open STL. An STL's figures are its " +
 			"triangles' (a curved face measures as its facets).",
 		Capability:     "cad_analysis",
 		InputSchema:    propertiesInputSchema,
