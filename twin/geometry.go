@@ -164,3 +164,16 @@ func refOrID(n Node) string {
 	}
 	return n.ID
 }
+
+// ImportCall is one import of a geometry file as a cad_model revision,
+// measured by the CAD kernel before it is recorded. File is the call's
+// own copy of SourceFile, named by its SHA256, so the bytes measured are
+// the bytes recorded, whatever happens to the source meanwhile.
+type ImportCall struct {
+	CallID, ProjectID, Name string
+	SourceFile, File        string
+	SHA256                  string
+	Format                  GeometryFormat
+	Material                string // the materials table's name; "" for none
+	Info                    WriteInfo
+}

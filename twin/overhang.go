@@ -63,13 +63,9 @@ type Overhangs struct {
 // its sign does not matter). A face table with no face to judge is
 // refused: absence is not a pass.
 func CheckOverhangs(faces []MeshFace, axis [3]float64, thresholdDeg float64) (Overhangs, error) {
-	if !(thresholdDeg > 0 && thresholdDeg < 90) {
-		return Overhangs{}, Refusef("threshold_deg %g is not an angle from the vertical between 0 and 90 (exclusive): "+
-			"pass the printer's self-supporting angle, %d for the usual FDM rule", thresholdDeg, DefaultOverhangDeg)
-	}
-	norm := math.Sqrt(axis[0]*axis[0] + axis[1]*axis[1] + axis[2]*axis[2])
-	if !(norm > 0) || math.IsInf(norm, 0) {
-		return Overhangs{}, Refusef("build_axis %v has no direction: pass the printer's vertical, [0, 0, 1] for +Z", axis)
+	norm, err := checkOverhangSettings(axis, thresholdDeg)
+	if err != nil {
+		return Overhangs{}, err
 	}
 	out := Overhangs{ThresholdDeg: thresholdDeg}
 	for k := range 3 {
@@ -122,4 +118,32 @@ func (o Overhangs) Summary() string {
 	}
 	return s + ". Undirected: a face's normal may not point out of the part, so an upward-facing face (a top) is flagged " +
 		"as a downward one (an unsupported ceiling) would be; read normal_dot_axis where the normals are known to point outward"
+}
+
+// OverhangCall is one overhang check of a work product's mesh.
+type OverhangCall struct {
+	CallID, ProjectID, WorkProductID, MeshFile string
+	ThresholdDeg                               float64
+	BuildAxis                                  [3]float64
+}
+
+// Check refuses a threshold or an axis the check cannot use, before
+// anything is run.
+func (c OverhangCall) Check() error {
+	_, err := checkOverhangSettings(c.BuildAxis, c.ThresholdDeg)
+	return err
+}
+
+// checkOverhangSettings refuses an angle out of range and an axis of no
+// length, and returns the axis's length.
+func checkOverhangSettings(axis [3]float64, thresholdDeg float64) (float64, error) {
+	if !(thresholdDeg > 0 && thresholdDeg < 90) {
+		return 0, Refusef("threshold_deg %g is not an angle from the vertical between 0 and 90 (exclusive): "+
+			"pass the printer's self-supporting angle, %d for the usual FDM rule", thresholdDeg, DefaultOverhangDeg)
+	}
+	norm := math.Sqrt(axis[0]*axis[0] + axis[1]*axis[1] + axis[2]*axis[2])
+	if !(norm > 0) || math.IsInf(norm, 0) {
+		return 0, Refusef("build_axis %v has no direction: pass the printer's vertical, [0, 0, 1] for +Z", axis)
+	}
+	return norm, nil
 }

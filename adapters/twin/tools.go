@@ -14,6 +14,7 @@ func twinTools() []tool {
 		loopTools(),      // design loops: start (wall, height), get, approve
 		changeTools(),    // engineering changes: propose, analyse, review, commit, revalidate, roll back
 		{evaluateMetricTool(), evaluateThermalMetricTool()},
+		{importWorkProductTool(), stageWorkProductFileTool(), evaluateOverhangMetricTool()}, // work products from files, files from work products, overhangs
 		releaseTools(), // baselines, maturity gates, release packages, promotion
 	} {
 		out = append(out, area...)
