@@ -133,7 +133,7 @@ func (b *Backend) RecordImport(ctx context.Context, c twin.ImportCall, measureCa
 	}
 	out := written(n, it)
 	out["project_id"], out["blob"], out["format"] = c.ProjectID, blob, string(c.Format)
-	out["properties"] = props
+	out["properties"], out["measure_call_id"] = props, measureCallID
 	return out, nil
 }
 
