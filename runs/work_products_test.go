@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	workflowpb "go.temporal.io/api/workflow/v1"
 	"go.temporal.io/api/workflowservice/v1"
 
 	twinadapter "github.com/metaforge/metaforge/adapters/twin"
@@ -23,6 +24,7 @@ import (
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/twin"
 	"github.com/metaforge/metaforge/twin/neo4jtest"
+	"github.com/metaforge/metaforge/workflows"
 )
 
 // partsDesk is the whole durable path over one twin store: a real MCP
@@ -316,6 +318,11 @@ func TestWorkProductFilesRefuseBadInputs(t *testing.T) {
 		d.refused("twin.import_work_product", imp(filepath.Join(d.readRoot, "notes.txt")), "is not a STEP (.step, .stp) or STL (.stl) file: export the part as STEP")
 		d.refused("twin.import_work_product", imp(filepath.Join(d.readRoot, "fake.step")), "not a STEP file: it does not start with ISO-10303-21")
 		d.refused("twin.import_work_product", imp(filepath.Join(d.readRoot, "open.stl")), "could not measure")
+		if execs := d.runsOf("ImportWorkProduct"); len(execs) == 2 {
+			d.record(execs[1].GetExecution().GetWorkflowId(), "importworkproduct", "measure_refused.json")
+		} else {
+			t.Errorf("ImportWorkProduct runs: %d, want the cube's and the open mesh's", len(execs))
+		}
 		d.refused("twin.import_work_product", map[string]any{"project_id": d.project, "name": "Cube", "file_path": made["cad_file"], "material": "unobtainium"},
 			`material "unobtainium" is not in the materials table`)
 		d.refused("twin.import_work_product", map[string]any{"project_id": d.project, "name": "Cube", "file_path": made["cad_file"], "item_key": "CAD-CUBE@7"},
@@ -421,15 +428,44 @@ func TestOverhangsOfKnownShapes(t *testing.T) {
 			}
 		}
 
-		// Each check ran as the call's child, found by its project.
-		for kind, want := range map[string]int{"ImportWorkProduct": 2, "EvaluateOverhang": 5} {
-			resp, err := d.stack.Temporal.Client.ListWorkflow(d.ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: d.stack.Temporal.Namespace,
-				Query: "WorkflowType = '" + kind + "' AND MfProject = '" + d.project + "'"})
-			if err != nil || len(resp.GetExecutions()) != want {
-				t.Errorf("%s runs in the project: %d (%v), want %d", kind, len(resp.GetExecutions()), err, want)
+		// Each check ran as the call's child, found by its project. Their
+		// histories, and their calls', are the replay test's (-record).
+		for _, c := range []struct {
+			kind, dir, tool, prefix string
+			want                    int
+		}{
+			{"ImportWorkProduct", "importworkproduct", "twin.import_work_product", workflows.ImportWorkProductWorkflowID(""), 2},
+			{"EvaluateOverhang", "evaluateoverhang", "twin.evaluate_overhang_metric", workflows.EvaluateOverhangWorkflowID(""), 5},
+		} {
+			execs := d.runsOf(c.kind)
+			if len(execs) != c.want {
+				t.Errorf("%s runs in the project: %d, want %d", c.kind, len(execs), c.want)
+				continue
 			}
+			id := execs[0].GetExecution().GetWorkflowId()
+			d.record(id, c.dir, "recorded.json")
+			d.record(workflows.CallWorkflowID(strings.TrimPrefix(id, c.prefix)), "toolcall_process", c.tool+".json")
 		}
 	})
+}
+
+// runsOf lists the project's runs of a workflow type, oldest first.
+func (d *partsDesk) runsOf(kind string) []*workflowpb.WorkflowExecutionInfo {
+	d.t.Helper()
+	resp, err := d.stack.Temporal.Client.ListWorkflow(d.ctx, &workflowservice.ListWorkflowExecutionsRequest{Namespace: d.stack.Temporal.Namespace,
+		Query: "WorkflowType = '" + kind + "' AND MfProject = '" + d.project + "'"})
+	if err != nil {
+		d.t.Fatal(err)
+	}
+	execs := resp.GetExecutions()
+	sort.Slice(execs, func(i, j int) bool { return execs[i].GetStartTime().AsTime().Before(execs[j].GetStartTime().AsTime()) })
+	return execs
+}
+
+// record writes a workflow's history for the replay test, with -record.
+func (d *partsDesk) record(workflowID, dir, file string) {
+	d.t.Helper()
+	(&harness{t: d.t, ctx: d.ctx, temporal: d.stack.Temporal}).recordWorkflow(workflowID, dir, file)
 }
 
 // tilts are the faces' tilts from the vertical, rounded to 1e-6 degree.
