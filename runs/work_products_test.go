@@ -292,7 +292,7 @@ func TestWorkProductFilesRefuseBadInputs(t *testing.T) {
 
 		elsewhere := filepath.Join(t.TempDir(), "secret.step")
 		for path, content := range map[string]string{
-			elsewhere: string(mustRead(t, made["cad_file"].(string))),
+			elsewhere:                               string(mustRead(t, made["cad_file"].(string))),
 			filepath.Join(d.readRoot, "notes.txt"):  "ISO-10303-21;",
 			filepath.Join(d.readRoot, "fake.step"):  "solid cube\nendsolid",
 			filepath.Join(d.readRoot, "nomesh.inp"): "*NODE\n1, 0, 0, 0\n",
