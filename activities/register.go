@@ -17,6 +17,8 @@ type Twin interface {
 	LoopTwin
 	MetricTwin
 	ThermalTwin
+	ImportTwin
+	OverhangTwin
 	ChangeTwin
 }
 
@@ -38,10 +40,12 @@ func RegisterWorkflowActivities(r worker.ActivityRegistry, tools *Tools, twin Tw
 	loops := &DesignLoops{}
 	metrics := &Metrics{Steps: designFlows}
 	thermal := &Thermal{Steps: designFlows}
+	imports := &Imports{Steps: designFlows}
+	overhangs := &Overhangs{Steps: designFlows}
 	changes := &Changes{Steps: designFlows}
 	if twin != nil {
 		designFlows.Facts, designFlows.LoadCases, loops.Twin, metrics.Twin, thermal.Twin = twin, twin, twin, twin, twin
-		changes.Twin = twin
+		changes.Twin, imports.Twin, overhangs.Twin = twin, twin, twin
 	} else {
 		designFlows.Facts = noTwin{}
 	}
@@ -62,6 +66,10 @@ func RegisterWorkflowActivities(r worker.ActivityRegistry, tools *Tools, twin Tw
 		workflows.PrepareThermalCallsActivity:      thermal.PrepareThermalCalls,
 		workflows.PrepareThermalCrossCheckActivity: thermal.PrepareThermalCrossCheck,
 		workflows.RecordThermalMetricActivity:      thermal.RecordThermalMetric,
+		workflows.PrepareImportCallActivity:        imports.PrepareImportCall,
+		workflows.RecordImportActivity:             imports.RecordImport,
+		workflows.PrepareOverhangCallActivity:      overhangs.PrepareOverhangCall,
+		workflows.RecordOverhangActivity:           overhangs.RecordOverhang,
 		workflows.InvokeToolLocalActivity:          tools.InvokeToolLocal,
 		workflows.AnalyzeChangeActivity:            changes.AnalyzeChange,
 		workflows.CommitChangeActivity:             changes.CommitChange,

@@ -177,6 +177,17 @@ var annotationTable = map[string]Annotations{
 	"twin.evaluate_thermal_metric":             {Idempotent: true},
 	"constraint.validate":                      {ReadOnly: true, Idempotent: true},
 	"twin.query_cypher":                        {ReadOnly: true, Idempotent: true, WritesWithTwinMutations: true},
+	// Work products and files. An import is a definition write (a new
+	// revision each time, as twin.commit_geometry); an overhang check adds
+	// evidence each time, as twin.record_evidence does: additive writes,
+	// not idempotent. Staging writes a file, not the twin: like the
+	// solvers' outputs, only a new file in its call's folder or a write
+	// root, and it never replaces one (a file with other bytes is refused,
+	// one with the same bytes kept), so it changes nothing that exists: a
+	// read, and the same bytes each time.
+	"twin.import_work_product":      {},
+	"twin.stage_work_product_file":  {ReadOnly: true, Idempotent: true},
+	"twin.evaluate_overhang_metric": {},
 
 	// Verification and the built unit: each adds (an architecture
 	// revision, planned cases, a unit, a measurement) and replaces

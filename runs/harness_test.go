@@ -96,7 +96,7 @@ func newHarnessOn(t *testing.T, store twin.Store, sessions twin.SessionBindings,
 	}
 	changes := &runs.Changes{Client: tmp.Client, Namespace: tmp.Namespace}
 	backend := &twinadapter.Backend{Store: store, Sessions: sessions, Blobs: blobs, Loops: &runs.Loops{Client: tmp.Client},
-		Metrics: runs.Metrics{}, Thermal: runs.Metrics{}, Changes: changes}
+		Metrics: runs.Metrics{}, Thermal: runs.Metrics{}, Imports: runs.WorkProducts{}, Overhangs: runs.Metrics{}, Changes: changes}
 	reg := adapters.NewRegistry()
 	svc := &runs.Service{Client: tmp.Client, Namespace: tmp.Namespace, Registry: reg}
 	all := append(twinadapter.New(backend), flow.New(&flow.Service{Engine: svc, Store: store, Facts: backend, Catalog: reg})...)

@@ -9,10 +9,11 @@ import (
 	"github.com/metaforge/metaforge/workflows"
 )
 
-// Metrics describes tiered and thermal evaluations as the workflows that
-// run them (EvaluateMetric, EvaluateThermal): it backs
-// twin.evaluate_metric and twin.evaluate_thermal_metric, whose calls run
-// them as their children.
+// Metrics describes tiered, thermal and overhang evaluations as the
+// workflows that run them (EvaluateMetric, EvaluateThermal,
+// EvaluateOverhang): it backs twin.evaluate_metric,
+// twin.evaluate_thermal_metric and twin.evaluate_overhang_metric, whose
+// calls run them as their children.
 type Metrics struct{}
 
 var _ twinadapter.MetricEngine = Metrics{}
@@ -39,4 +40,14 @@ func (Metrics) ThermalProcess(c twin.ThermalCall) (adapters.Process, error) {
 		Material: c.Material, RatedMaxC: c.RatedMaxC, CrossCheck: c.CrossCheck}
 	return process("EvaluateThermal", workflows.EvaluateThermalWorkflowID(c.CallID), in, c.ProjectID,
 		fmt.Sprintf("peak temperature of %s at %g W", c.WorkProductID, c.HeatLoadW))
+}
+
+var _ twinadapter.OverhangEngine = Metrics{}
+
+// OverhangProcess is workflow evaluate-overhang-<callId>.
+func (Metrics) OverhangProcess(c twin.OverhangCall) (adapters.Process, error) {
+	in := workflows.OverhangRequest{CallID: c.CallID, ProjectID: c.ProjectID, WorkProductID: c.WorkProductID, MeshFile: c.MeshFile,
+		ThresholdDeg: c.ThresholdDeg, BuildAxis: c.BuildAxis}
+	return process("EvaluateOverhang", workflows.EvaluateOverhangWorkflowID(c.CallID), in, c.ProjectID,
+		fmt.Sprintf("3D-print overhangs of %s past %g°", c.WorkProductID, c.ThresholdDeg))
 }

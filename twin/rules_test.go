@@ -35,6 +35,7 @@ func runRules(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"EBOMFromTheHierarchy", testEBOM},
 		{"ProductStructureForG3AndTheResource", testProductStructure},
 		{"WorkProductReadAsTube", testTube},
+		{"GeometryIsKeptByFormat", testCommitGeometry},
 		{"LoadCasesNameAPartAndFacesByGeometry", testLoadCases},
 		{"AnalyzeChangeWalksTheThread", testAnalyzeChange},
 		{"ChangeApprovalLevels", testApprovalLevels},

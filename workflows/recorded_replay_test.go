@@ -42,6 +42,11 @@ var recordedRuns = []string{
 	"evaluatemetric/escalation_not_attempted.json",
 	"evaluatemetric/escalated_to_calculix.json",
 	"evaluatethermal/cross_checked.json",
+	// An import measured and recorded, one whose file the kernel refused,
+	// and an overhang check recorded.
+	"importworkproduct/recorded.json",
+	"importworkproduct/measure_refused.json",
+	"evaluateoverhang/recorded.json",
 	// The calls of the tools whose work is a durable process, in both
 	// shapes: inline (recorded before processChange: the tool's activity
 	// started the process and waited on it) and as the call's child.
@@ -56,6 +61,8 @@ var recordedRuns = []string{
 	"toolcall_process/flow.propose.json",
 	"toolcall_process/flow.start_run.json",
 	"toolcall_process/twin.propose_change.json",
+	"toolcall_process/twin.import_work_product.json",
+	"toolcall_process/twin.evaluate_overhang_metric.json",
 }
 
 func TestReplayRecordedRuns(t *testing.T) {

@@ -18,6 +18,8 @@ func RegisterWith(r worker.WorkflowRegistry) {
 		{"EngineeringChange", EngineeringChange},
 		{"EvaluateMetric", EvaluateMetric},
 		{"EvaluateThermal", EvaluateThermal},
+		{"ImportWorkProduct", ImportWorkProduct},
+		{"EvaluateOverhang", EvaluateOverhang},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
 	}

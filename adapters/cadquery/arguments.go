@@ -41,21 +41,45 @@ func outputName(field, name, def string, exts ...string) (string, error) {
 var (
 	stepExts = []string{".step", ".stp"}
 	brepExts = []string{".brep", ".brp"}
+	stlExts  = []string{".stl"}
 )
 
 // inputFile resolves a STEP or BREP input inside the workspace: it must
 // exist there, and its extension says which it is.
 func (a *Adapter) inputFile(field, path string) (string, error) {
+	resolved, err := a.resolveInput(field, path)
+	if err != nil {
+		return "", err
+	}
+	ext := strings.ToLower(filepath.Ext(resolved))
+	if !slices.Contains(stepExts, ext) && !slices.Contains(brepExts, ext) {
+		return "", protocol.Invalid("%s %q is not a STEP (.step, .stp) or BREP (.brep, .brp) file", field, path)
+	}
+	return resolved, nil
+}
+
+// measuredFile is inputFile for cadquery.get_properties, which measures a
+// closed STL mesh too (its triangles sewn into a solid).
+func (a *Adapter) measuredFile(field, path string) (string, error) {
+	resolved, err := a.resolveInput(field, path)
+	if err != nil {
+		return "", err
+	}
+	ext := strings.ToLower(filepath.Ext(resolved))
+	if !slices.Contains(stepExts, ext) && !slices.Contains(brepExts, ext) && !slices.Contains(stlExts, ext) {
+		return "", protocol.Invalid("%s %q is not a STEP (.step, .stp), BREP (.brep, .brp) or STL (.stl) file", field, path)
+	}
+	return resolved, nil
+}
+
+// resolveInput resolves an input file inside the workspace, absolute.
+func (a *Adapter) resolveInput(field, path string) (string, error) {
 	resolved, err := a.ws.ResolveRead(field, path)
 	if err != nil {
 		return "", err
 	}
 	if resolved, err = filepath.Abs(resolved); err != nil {
 		return "", protocol.Invalid("%s %q has no absolute path: %v", field, path, err)
-	}
-	ext := strings.ToLower(filepath.Ext(resolved))
-	if !slices.Contains(stepExts, ext) && !slices.Contains(brepExts, ext) {
-		return "", protocol.Invalid("%s %q is not a STEP (.step, .stp) or BREP (.brep, .brp) file", field, path)
 	}
 	return resolved, nil
 }

@@ -6,7 +6,9 @@ import (
 	"encoding/binary"
 	"math"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/metaforge/metaforge/adapters/cadquery"
@@ -86,6 +88,54 @@ func TestPropertiesOfBox(t *testing.T) {
 	near(t, "bracket center_of_mass y", num(t, data, "center_of_mass", 1), 0, 1e-9)
 	near(t, "bracket center_of_mass z", num(t, data, "center_of_mass", 2), c, 1e-9)
 	near(t, "bracket volume", num(t, data, "volume"), (base+upright)*40, 1e-9)
+}
+
+// An STL is measured as the solid its triangles enclose: a box's facets
+// are its faces, so its figures are the box's, to rounding. A mesh that
+// does not close encloses nothing and is refused.
+func TestPropertiesOfSTL(t *testing.T) {
+	a, ws := warm(t)
+	box := part(t, a, "box", map[string]float64{"length": 40, "width": 20, "height": 10})
+	exported, _ := call(t, a, cadquery.ToolExportGeometry, obj{"input_file": box, "output_format": "stl"})
+	data, _ := call(t, a, cadquery.ToolGetProperties, obj{"input_file": exported["output_file"], "material": "aluminium_6061"})
+	const tol = 1e-9 // relative: float rounding of the STL's single-precision corners, which are whole millimetres here
+	near(t, "volume", num(t, data, "volume"), 40*20*10, tol)
+	near(t, "area", num(t, data, "area"), 2*(40*20+40*10+20*10), tol)
+	for i, half := range []float64{20, 10, 5} {
+		near(t, "bounding_box.size", num(t, data, "bounding_box", "size", i), 2*half, tol)
+		if c := num(t, data, "center_of_mass", i); math.Abs(c) > 1e-9 {
+			t.Errorf("center_of_mass[%d] = %g, want 0", i, c)
+		}
+	}
+	// Aluminium 6061, 2700 kg/m^3 = 2.7e-6 kg/mm^3: 8000 mm^3 is 21.6 g.
+	near(t, "mass_kg", num(t, data, "mass_kg"), 8000*2.7e-6, 1e-9)
+	if num(t, data, "solid_count") != 1 {
+		t.Errorf("solid_count = %v, want 1", data["solid_count"])
+	}
+
+	// One triangle: every edge is free.
+	open := make([]byte, 84+50)
+	binary.LittleEndian.PutUint32(open[80:], 1)
+	for i, v := range []float32{0, 0, 1, 0, 0, 0, 10, 0, 0, 0, 10, 0} {
+		binary.LittleEndian.PutUint32(open[84+4*i:], math.Float32bits(v))
+	}
+	path := filepath.Join(ws.Root, "open.stl")
+	if err := os.MkdirAll(ws.Root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, open, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(a, cadquery.ToolGetProperties, obj{"input_file": path}); err == nil || !strings.Contains(err.Error(), "is an open mesh: 3 triangle edges") {
+		t.Errorf("an open STL = %v, want it refused as an open mesh", err)
+	}
+	mesh := filepath.Join(ws.Root, "mesh.obj")
+	if err := os.WriteFile(mesh, []byte("v 0 0 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := run(a, cadquery.ToolGetProperties, obj{"input_file": mesh}); err == nil || !strings.Contains(err.Error(), "is not a STEP (.step, .stp), BREP (.brep, .brp) or STL (.stl) file") {
+		t.Errorf("an .obj = %v, want it refused naming the formats measured", err)
+	}
 }
 
 func TestParametricMass(t *testing.T) {

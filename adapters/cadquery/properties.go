@@ -15,11 +15,12 @@ var propertiesTool = tool{
 		ToolID:    ToolGetProperties,
 		AdapterID: AdapterID,
 		Name:      "Get geometric properties",
-		Description: "Measure a solid in a STEP or BREP file: volume (mm^3), area (mm^2), center_of_mass ([x, y, z], mm), " +
+		Description: "Measure a solid in a STEP or BREP file, or a closed (watertight) STL mesh: volume (mm^3), area (mm^2), center_of_mass ([x, y, z], mm), " +
 			"bounding_box ({min, max, size}, mm), solid_count, and inertia: the 3x3 inertia tensor about the centre of mass " +
 			"for unit density, in mm^5 (I = integral of (|r|^2 E - r r^T) dV, so off-diagonal entries are the negated products of inertia). " +
 			"With a material, also mass_kg (volume x density) and inertia_kg_mm2 (the same tensor for that density, kg mm^2). " +
-			"A file with no closed solid has no mass properties and is refused.",
+			"A file with no closed solid has no mass properties and is refused, and so is an open STL. An STL's figures are its " +
+			"triangles' (a curved face measures as its facets).",
 		Capability:     "cad_analysis",
 		InputSchema:    propertiesInputSchema,
 		OutputSchema:   json.RawMessage(propertiesOutputSchema),
@@ -56,7 +57,7 @@ func (a *Adapter) getProperties(ctx context.Context, raw json.RawMessage) (*adap
 	if err := adapters.DecodeArguments(raw, &in); err != nil {
 		return nil, err
 	}
-	file, err := a.inputFile("input_file", in.InputFile)
+	file, err := a.measuredFile("input_file", in.InputFile)
 	if err != nil {
 		return nil, err
 	}
@@ -83,7 +84,9 @@ func (a *Adapter) getProperties(ctx context.Context, raw json.RawMessage) (*adap
 	return result(out, nil)
 }
 
-var propertiesInputSchema = adapters.SchemaFor[propertiesArgs](inputFile("input_file"), material)
+var propertiesInputSchema = adapters.SchemaFor[propertiesArgs](adapters.At("input_file", adapters.MinLength(1),
+	adapters.Describe("Path of a STEP (.step, .stp) or BREP (.brep, .brp) file, or a closed STL (.stl) mesh, inside the workspace, e.g. a "+
+		"cad_file or output_file an earlier call returned; a relative path is taken from the workspace root.")), material)
 
 const propertiesOutputSchema = `{
   "type": "object",

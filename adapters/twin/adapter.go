@@ -45,6 +45,11 @@ type Backend struct {
 	Metrics MetricEngine
 	// Thermal runs thermal evaluations (the EvaluateThermal workflow).
 	Thermal ThermalEngine
+	// Imports run imports of geometry files (the ImportWorkProduct
+	// workflow); nil where there is no Temporal.
+	Imports ImportEngine
+	// Overhangs run overhang checks (the EvaluateOverhang workflow).
+	Overhangs OverhangEngine
 	// Changes carries engineering changes (the EngineeringChange
 	// workflow); nil where there is no Temporal.
 	Changes ChangeEngine

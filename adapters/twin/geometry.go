@@ -10,6 +10,7 @@ import (
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/project"
 	"github.com/metaforge/metaforge/protocol"
+	"github.com/metaforge/metaforge/twin"
 )
 
 func commitGeometryTool() tool {
@@ -35,33 +36,20 @@ type commitGeometryArgs struct {
 	itemArgs
 }
 
-// stepMagic opens every STEP (ISO 10303-21) file.
-var stepMagic = []byte("ISO-10303-21")
-
 func commitGeometry(ctx context.Context, b *Backend, a commitGeometryArgs) (any, error) {
 	step, diverged, err := geometryBytes(b, a.FilePath, a.StepBase64, a.SessionID, a.ObjID)
 	if err != nil {
 		return nil, err
 	}
-	if !bytes.HasPrefix(bytes.TrimLeft(step, "\ufeff \t\r\n"), stepMagic) {
-		return nil, protocol.Refusal("the geometry is not a STEP file: it does not start with ISO-10303-21; export STEP (AP203/AP214/AP242) and try again")
+	if err := twin.FormatSTEP.Check(step); err != nil {
+		return nil, classify(err)
 	}
 	p, err := projectFor(ctx, b, a.ProjectID)
 	if err != nil {
 		return nil, err
 	}
-	blob, err := b.Blobs.Put(step)
-	if err != nil {
-		return nil, err
-	}
-	props := map[string]any{"step_blob": blob.Key, "step_sha256": blob.SHA256, "step_bytes": blob.Bytes}
-	if a.Material != "" {
-		props["material"] = a.Material
-	}
-	for k, v := range a.Properties {
-		props[k] = v
-	}
-	n, it, err := b.Store.CommitRevision(ctx, writeInfo(ctx, a.itemArgs).Revision(p.ID, "cad_model", a.Name, props, nil))
+	n, it, blob, err := twin.CommitGeometry(ctx, b.Store, b.Blobs, twin.GeometryWrite{ProjectID: p.ID, Name: a.Name, Format: twin.FormatSTEP,
+		Data: step, Material: a.Material, Properties: a.Properties, Info: writeInfo(ctx, a.itemArgs)})
 	if err != nil {
 		return nil, err
 	}

@@ -128,6 +128,12 @@ var writeExamples = map[string]func(f writeFixtures) map[string]any{
 		return map[string]any{"project_id": f.projectID, "work_product_id": f.entityID, "mesh_file": "mesh.inp",
 			"heat_source_node_set": "HOT", "heat_load_w": 5, "sink_node_set": "COLD"}
 	},
+	"twin.import_work_product": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "name": "bracket", "file_path": "bracket.step", "material": "steel"}
+	},
+	"twin.evaluate_overhang_metric": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "work_product_id": f.entityID, "mesh_file": "mesh.inp", "threshold_deg": 30}
+	},
 	"twin.optimize_parameter": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "work_product_id": f.entityID, "load_n": 200, "deflection_limit_mm": 0.5}
 	},

@@ -70,6 +70,7 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 		approvals: &approvals.Index{Queue: approvals.Queue{Client: t.Client, Namespace: t.Namespace}}}
 	rt.changes = &runs.Changes{Client: t.Client, Namespace: t.Namespace}
 	tw.Loops, tw.Metrics, tw.Thermal, tw.Changes = &runs.Loops{Client: t.Client}, runs.Metrics{}, runs.Metrics{}, rt.changes
+	tw.Imports, tw.Overhangs = runs.WorkProducts{}, runs.Metrics{}
 	if ops.ledger != nil {
 		tw.Activity = projectSessions{ledger: ops.ledger}
 	}

@@ -4,13 +4,24 @@ import os
 
 import cadquery as cq
 from cadquery.occ_impl.exporters.assembly import exportGLTF
+from OCP.BRepBuilderAPI import BRepBuilderAPI_MakeSolid, BRepBuilderAPI_Sewing
+from OCP.BRepLib import BRepLib
 from OCP.BRepMesh import BRepMesh_IncrementalMesh
 from OCP.IFSelect import IFSelect_ReturnStatus
-from OCP.StlAPI import StlAPI_Writer
+from OCP.StlAPI import StlAPI_Reader, StlAPI_Writer
+from OCP.TopAbs import TopAbs_SHELL
+from OCP.TopExp import TopExp_Explorer
+from OCP.TopoDS import TopoDS, TopoDS_Shape
 
 from .failures import cadquery_step, refusal
 
 BREP_EXTENSIONS = (".brep", ".brp")
+STL_EXTENSIONS = (".stl",)
+
+# STL_SEWING_TOLERANCE (mm) joins the triangles of an STL whose shared
+# corners were written as the same numbers: well below any feature, well
+# above float rounding.
+STL_SEWING_TOLERANCE = 1e-6
 
 
 def load(path):
@@ -23,6 +34,37 @@ def load(path):
     if not shapes:
         raise refusal("%s holds no shapes" % path)
     return shapes[0] if len(shapes) == 1 else cq.Compound.makeCompound(shapes)
+
+
+def load_measurable(path):
+    """The shape in a STEP, BREP or STL file. An STL's triangles are sewn
+    into closed shells and each shell made a solid, oriented outward, so
+    it has mass properties as a B-rep does; an STL that does not close
+    (free edges after sewing) is refused, since it encloses no volume."""
+    if os.path.splitext(path)[1].lower() not in STL_EXTENSIONS:
+        return load(path)
+    with cadquery_step("reading the STL %s" % path):
+        faces = TopoDS_Shape()
+        if not StlAPI_Reader().Read(faces, path) or faces.IsNull():
+            raise refusal("%s is not an STL file OpenCASCADE can read" % path)
+    with cadquery_step("sewing the triangles of %s" % path):
+        sewing = BRepBuilderAPI_Sewing(STL_SEWING_TOLERANCE)
+        sewing.Add(faces)
+        sewing.Perform()
+        free = sewing.NbFreeEdges()
+        if free:
+            raise refusal("%s is an open mesh: %d triangle edges belong to one triangle only, so it encloses no volume; "
+                          "give a closed (watertight) STL, or the part's STEP" % (path, free))
+        solids = []
+        shells = TopExp_Explorer(sewing.SewedShape(), TopAbs_SHELL)
+        while shells.More():
+            solid = BRepBuilderAPI_MakeSolid(TopoDS.Shell_s(shells.Current())).Solid()
+            BRepLib.OrientClosedSolid_s(solid)
+            solids.append(cq.Solid(solid))
+            shells.Next()
+    if not solids:
+        raise refusal("%s holds no triangles" % path)
+    return solids[0] if len(solids) == 1 else cq.Compound.makeCompound(solids)
 
 
 def save_step(shape, path):

@@ -43,7 +43,7 @@ def boolean_operation(args, call):
 
 def get_properties(args, call):
     with _GEOMETRY:
-        return measure.properties(formats.load(args["file"]), args["file"]), []
+        return measure.properties(formats.load_measurable(args["file"]), args["file"]), []
 
 
 def export_geometry(args, call):
