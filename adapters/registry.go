@@ -48,7 +48,8 @@ func (r *Registry) Register(a Adapter) error {
 		if m.TimeoutSeconds < MinTimeoutSeconds || m.TimeoutSeconds > MaxTimeoutSeconds {
 			return fmt.Errorf("tool %q: timeout_seconds %d is outside %d..%d", m.ToolID, m.TimeoutSeconds, MinTimeoutSeconds, MaxTimeoutSeconds)
 		}
-		if _, dup := r.tools[m.ToolID]; dup {
+		_, elsewhere := r.tools[m.ToolID]
+		if _, again := added[m.ToolID]; elsewhere || again {
 			return fmt.Errorf("tool %q is registered twice", m.ToolID)
 		}
 		schema, err := compileInputSchema(m.InputSchema)

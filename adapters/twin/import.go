@@ -16,6 +16,12 @@ import (
 	"github.com/metaforge/metaforge/twin"
 )
 
+// fileTools are work products from files and files from work products,
+// and the overhang check on a work product's mesh.
+func fileTools() []tool {
+	return []tool{importWorkProductTool(), stageWorkProductFileTool(), evaluateOverhangMetricTool()}
+}
+
 // ImportEngine describes an import as the durable process that runs it:
 // the CAD kernel measures the file (a solver call), then the twin records
 // it; the call's workflow runs that process as its child.

@@ -17,10 +17,8 @@ func twinTools() []tool {
 		{evaluateMetricTool(), evaluateThermalMetricTool()},
 		releaseTools(),      // baselines, maturity gates, release packages, promotion
 		verificationTools(), // system architecture, test plan, built units and their measurements
-		releaseTools(),      // baselines, maturity gates, release packages, promotion
 		assemblyTools(),     // from an assembly's joints: bring-up order, firmware scaffold, harness
-		{importWorkProductTool(), stageWorkProductFileTool(), evaluateOverhangMetricTool()}, // work products from files, files from work products, overhangs
-		releaseTools(), // baselines, maturity gates, release packages, promotion
+		fileTools(),         // work products from files, files from work products, the overhang check
 	} {
 		out = append(out, area...)
 	}
