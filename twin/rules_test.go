@@ -43,6 +43,8 @@ func runRules(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"ReleaseGateNamesEachFailingCheck", testReleaseGate},
 		{"MaturityGatesG3ToG8", testMaturityGates},
 		{"PromotionChecksClaimsAndRecordsEachAttempt", testPromotion},
+		{"ConceptSelectionWeighsRecordedScores", testConceptSelection},
+		{"ComponentChoiceHoldsCandidatesAgainstRequirements", testComponentChoice},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
