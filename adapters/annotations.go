@@ -143,6 +143,10 @@ var annotationTable = map[string]Annotations{
 	"twin.where_used":                 {ReadOnly: true, Idempotent: true},
 	"twin.find_by_property":           {ReadOnly: true, Idempotent: true},
 	"twin.record_component_selection": {},
+	// Choosing: each records a decision (and a BOM item revision) beside
+	// what exists, replacing nothing.
+	"twin.select_concept":   {},
+	"twin.select_component": {},
 	"twin.constraint_violations":      {ReadOnly: true, Idempotent: true},
 	// Design loops: starting one writes its iterations; approving records
 	// who decided.

@@ -37,7 +37,7 @@ type RequiredSpec struct {
 	Spec      string   `json:"spec" jsonschema:"the figure, named like the candidates' spec keys (stall_torque, quiescent_current, unit_cost); ignoring case, spaces and hyphens read as underscores"`
 	Threshold *float64 `json:"threshold" jsonschema:"the limit, in unit"`
 	Unit      string   `json:"unit" jsonschema:"the threshold's unit (N*m, uA, V, USD); each candidate's figure is converted to it, and the margin is in it"`
-	Direction string   `json:"direction" jsonschema:">= (the figure must be at least threshold) or <= (at most)"`
+	Direction string   `json:"direction" jsonschema:"the side of the threshold the figure must be on: >= (at least threshold) or <= (at most)"`
 }
 
 // ComponentCandidate is a part considered for the role: its datasheet

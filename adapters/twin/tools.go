@@ -9,6 +9,7 @@ func twinTools() []tool {
 		recordTools(),    // decisions, documents, engineering entities, claims
 		threadTools(),    // thread_for, what_verifies, where_used, find_by_property
 		selectionTools(), // component selections against the requirements
+		choosingTools(),  // trade studies and requirement-driven component choices, recorded as decisions
 		checkTools(),     // constraint_violations
 		queryTools(),     // query_cypher
 		loopTools(),      // design loops: start (wall, height), get, approve

@@ -134,6 +134,14 @@ var writeExamples = map[string]func(f writeFixtures) map[string]any{
 	"twin.record_component_selection": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "name": "regulator", "mpn": "LM1117-3.3"}
 	},
+	"twin.select_concept": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "options": []string{f.entityID, "an untrusted option"}, "weights": map[string]any{"mass": 1}}
+	},
+	"twin.select_component": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "name": "regulator", "choice": "A",
+			"candidates": []any{map[string]any{"mpn": "A", "specs": map[string]any{"iq": "75 uA"}}, map[string]any{"mpn": "B"}},
+			"required":   []any{map[string]any{"spec": "iq", "threshold": 50, "unit": "uA", "direction": "<="}}}
+	},
 	"twin.record_constraint_set": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "name": "limits", "constraints": []any{map[string]any{
 			"name": "deflection", "metric": "tip_deflection", "operator": "<=", "limit": 0.5, "unit": "mm", "target_node_type": "cad_model"}}}
