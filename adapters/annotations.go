@@ -147,6 +147,7 @@ var annotationTable = map[string]Annotations{
 	// what exists, replacing nothing.
 	"twin.select_concept":   {},
 	"twin.select_component": {},
+
 	"twin.constraint_violations":      {ReadOnly: true, Idempotent: true},
 	// Design loops: starting one writes its iterations; approving records
 	// who decided.
