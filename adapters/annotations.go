@@ -143,12 +143,12 @@ var annotationTable = map[string]Annotations{
 	"twin.where_used":                 {ReadOnly: true, Idempotent: true},
 	"twin.find_by_property":           {ReadOnly: true, Idempotent: true},
 	"twin.record_component_selection": {},
+	"twin.constraint_violations":      {ReadOnly: true, Idempotent: true},
+
 	// Choosing: each records a decision (and a BOM item revision) beside
 	// what exists, replacing nothing.
 	"twin.select_concept":   {},
 	"twin.select_component": {},
-
-	"twin.constraint_violations":      {ReadOnly: true, Idempotent: true},
 	// Design loops: starting one writes its iterations; approving records
 	// who decided.
 	"twin.start_design_loop":             {Idempotent: true},
