@@ -45,6 +45,7 @@ func runRules(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"PromotionChecksClaimsAndRecordsEachAttempt", testPromotion},
 		{"ConceptSelectionWeighsRecordedScores", testConceptSelection},
 		{"ComponentChoiceHoldsCandidatesAgainstRequirements", testComponentChoice},
+		{"TypedDocumentsAreCheckedRevisedAndLinked", testTypedDocuments},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
