@@ -149,6 +149,12 @@ var annotationTable = map[string]Annotations{
 	// what exists, replacing nothing.
 	"twin.select_concept":   {},
 	"twin.select_component": {},
+	// Typed documents: each call is the next revision of a document item.
+	"twin.commit_compliance_checklist": {},
+	"twin.commit_design_sketch":        {},
+	"twin.commit_hazard_analysis":      {},
+	"twin.commit_procurement_record":   {},
+	"twin.commit_technical_drawing":    {},
 	// Design loops: starting one writes its iterations; approving records
 	// who decided.
 	"twin.start_design_loop":             {Idempotent: true},

@@ -30,8 +30,8 @@ type ComplianceItem struct {
 
 // ComplianceChecklist is the content of a compliance checklist.
 type ComplianceChecklist struct {
-	Scope string           `json:"scope,omitempty" jsonschema:"what the checklist covers: the product, the market (EU CE marking)"`
-	Items []ComplianceItem `json:"items" jsonschema:"one entry per clause assessed"`
+	Coverage string           `json:"scope,omitempty" jsonschema:"what the checklist covers: the product, the market (EU CE marking)"`
+	Items    []ComplianceItem `json:"items" jsonschema:"one entry per clause assessed"`
 }
 
 // DocumentType implements TypedDocument.
@@ -71,8 +71,8 @@ func (c ComplianceChecklist) Check() error {
 func (c ComplianceChecklist) Markdown(title string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# %s\n\nCompliance checklist", title)
-	if !blank(c.Scope) {
-		fmt.Fprintf(&b, " for %s", strings.TrimSpace(c.Scope))
+	if !blank(c.Coverage) {
+		fmt.Fprintf(&b, " for %s", strings.TrimSpace(c.Coverage))
 	}
 	b.WriteString(".\n\n| Standard | Clause | Requirement | Status | Evidence |\n| --- | --- | --- | --- | --- |\n")
 	for _, it := range c.Items {

@@ -120,7 +120,7 @@ func testTypedDocuments(t *testing.T, s twin.Store) {
 	}
 
 	// A compliance checklist and a sketch.
-	cc := twin.ComplianceChecklist{Scope: "EU CE marking", Items: []twin.ComplianceItem{
+	cc := twin.ComplianceChecklist{Coverage: "EU CE marking", Items: []twin.ComplianceItem{
 		{Standard: "EN ISO 10218-1", Clause: "5.4.2", Status: "compliant", Evidence: "torque-limit test report TR-7"},
 		{Standard: "EN 60204-1", Clause: "10.7", Status: "open"},
 		{Standard: "EN 60204-1", Clause: "13.4", Status: "not_applicable", Evidence: "no enclosure"},

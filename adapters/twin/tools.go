@@ -9,13 +9,16 @@ func twinTools() []tool {
 		recordTools(),    // decisions, documents, engineering entities, claims
 		threadTools(),    // thread_for, what_verifies, where_used, find_by_property
 		selectionTools(), // component selections against the requirements
-		choosingTools(),  // trade studies and requirement-driven component choices, recorded as decisions
 		checkTools(),     // constraint_violations
 		queryTools(),     // query_cypher
 		loopTools(),      // design loops: start (wall, height), get, approve
 		changeTools(),    // engineering changes: propose, analyse, review, commit, revalidate, roll back
 		{evaluateMetricTool(), evaluateThermalMetricTool()},
 		releaseTools(), // baselines, maturity gates, release packages, promotion
+		// trade studies and requirement-driven component choices, recorded as decisions
+		choosingTools(),
+		// compliance checklists, design sketches, hazard analyses, procurement records, technical drawings
+		typedDocumentTools(),
 	} {
 		out = append(out, area...)
 	}

@@ -134,6 +134,26 @@ var writeExamples = map[string]func(f writeFixtures) map[string]any{
 	"twin.record_component_selection": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "name": "regulator", "mpn": "LM1117-3.3"}
 	},
+	"twin.commit_compliance_checklist": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "title": "checklist", "items": []any{
+			map[string]any{"standard": "EN 60204-1", "clause": "10.7", "status": "compliant", "evidence": "an untrusted claim"}}}
+	},
+	"twin.commit_design_sketch": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "title": "sketch", "intent": "untrusted", "description": "a plate"}
+	},
+	"twin.commit_hazard_analysis": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "title": "hazards", "hazards": []any{
+			map[string]any{"hazard": "none", "cause": "none", "severity": 1, "likelihood": 1, "mitigation": "none needed, says an untrusted caller"}}}
+	},
+	"twin.commit_procurement_record": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "title": "buy list", "lines": []any{
+			map[string]any{"mpn": "LM1117-3.3", "supplier": "untrusted", "quantity": 100000, "unit_price": 0, "lead_time_days": 0}}}
+	},
+	"twin.commit_technical_drawing": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "title": "drawing", "part_ref": f.entityID,
+			"dimensions": []any{map[string]any{"feature": "length", "nominal": 10, "unit": "mm", "plus_tolerance": 5, "minus_tolerance": 5}},
+			"inspection": []any{map[string]any{"characteristic": "length", "method": "none"}}}
+	},
 	"twin.select_concept": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "options": []string{f.entityID, "an untrusted option"}, "weights": map[string]any{"mass": 1}}
 	},
