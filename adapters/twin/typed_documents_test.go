@@ -154,7 +154,7 @@ func typedDocuments(t *testing.T, c client, store twin.Store) {
 		{"twin.commit_technical_drawing", map[string]any{"title": "d", "part_ref": "CAD-BRACKET", "dimensions": []any{
 			map[string]any{"feature": "l", "nominal": 5, "unit": "mm", "plus_tolerance": 0.1, "minus_tolerance": 6}}, "inspection": drawing["inspection"]}, "lower limit"},
 		{"twin.commit_technical_drawing", map[string]any{"title": "d", "part_ref": "CAD-BRACKET", "dimensions": drawing["dimensions"],
-			"gdt": []any{map[string]any{"characteristic": "flatness", "feature": "f", "tolerance": 0.1, "unit": "mm", "datums": []any{"A"}}},
+			"gdt":        []any{map[string]any{"characteristic": "flatness", "feature": "f", "tolerance": 0.1, "unit": "mm", "datums": []any{"A"}}},
 			"inspection": drawing["inspection"]}, "takes no datum"},
 		{"twin.commit_design_sketch", map[string]any{"title": "s", "intent": "i", "entities": []any{
 			map[string]any{"kind": "arc", "points": []any{[]any{0, 0}, []any{1, 1}, []any{2, 2}}}}}, "lie on one line"},
