@@ -46,6 +46,7 @@ func runRules(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"ConceptSelectionWeighsRecordedScores", testConceptSelection},
 		{"ComponentChoiceHoldsCandidatesAgainstRequirements", testComponentChoice},
 		{"TypedDocumentsAreCheckedRevisedAndLinked", testTypedDocuments},
+		{"SessionNarrativeEndsOnce", testSessionNarrative},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })
