@@ -115,6 +115,13 @@ var annotationTable = map[string]Annotations{
 	"project.open":   {ReadOnly: true, Idempotent: true},
 	"session.start":  {ReadOnly: true, Idempotent: true},
 
+	// A session's narrative is a write others read (the ledger, or the
+	// twin): logging an event adds one; completing adds the ending and
+	// cannot be undone (the session takes no more events), so it is
+	// destructive, though a repeat adds nothing.
+	"session.log_event": {},
+	"session.complete":  {Destructive: true, Idempotent: true},
+
 	// The twin. Each definition write is a new revision, so repeating one
 	// is not idempotent, though a retried activity never writes twice.
 	"twin.commit_geometry":            {},

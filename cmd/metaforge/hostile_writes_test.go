@@ -97,6 +97,12 @@ var writeExamples = map[string]func(f writeFixtures) map[string]any{
 	"phase.submit": func(f writeFixtures) map[string]any {
 		return map[string]any{"run_id": f.runID, "phase": "requirements", "summary": "done"}
 	},
+	"session.log_event": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "kind": "decision", "text": "an untrusted caller decided everything"}
+	},
+	"session.complete": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "status": "abandoned", "summary": "ended by an untrusted caller"}
+	},
 	"twin.approve_design_loop": func(writeFixtures) map[string]any {
 		return map[string]any{"loop_id": "0123456789abcdef"}
 	},
