@@ -302,7 +302,7 @@ func testComponentChoice(t *testing.T, s twin.Store) {
 		{twin.ComponentChoiceRequest{Role: "x", Candidates: append([]twin.ComponentCandidate{{MPN: " mg996r "}}, cands...), Required: required}, "mpn MG996R twice"},
 		{twin.ComponentChoiceRequest{Role: "x", Candidates: []twin.ComponentCandidate{{MPN: ""}, cands[0]}, Required: required}, "candidates[0].mpn is blank"},
 		{twin.ComponentChoiceRequest{Role: "x", Candidates: []twin.ComponentCandidate{{MPN: "Q", Specs: map[string]any{"mass": 1.0, "Mass": 2.0}}, cands[0]}, Required: required}, "name the same metric"},
-		{twin.ComponentChoiceRequest{Role: "x", Candidates: cands}, "required is empty"},
+		{twin.ComponentChoiceRequest{Role: "x", Candidates: cands}, "requirements is empty"},
 		{twin.ComponentChoiceRequest{Role: "x", Candidates: cands, Required: []twin.RequiredSpec{servoReq("mass", 60, "furlongs", "<=")}}, `unit "furlongs" is not a unit`},
 		{twin.ComponentChoiceRequest{Role: "x", Candidates: cands, Required: []twin.RequiredSpec{servoReq("mass", 60, "g", ">")}}, `direction ">"`},
 		{twin.ComponentChoiceRequest{Role: "x", Candidates: cands, Required: []twin.RequiredSpec{{Spec: "mass", Unit: "g", Direction: "<="}}}, "has no threshold"},

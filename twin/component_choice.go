@@ -98,7 +98,7 @@ func (r ComponentChoiceRequest) Check() error {
 		}
 	}
 	if len(r.Required) == 0 {
-		return Refusef("required is empty: give the specs the design requires (spec, threshold, unit, direction >= or <=); " +
+		return Refusef("requirements is empty: give the specs the design requires (spec, threshold, unit, direction >= or <=); " +
 			"without them there is nothing to choose by")
 	}
 	seen := map[string]string{}
@@ -106,18 +106,18 @@ func (r ComponentChoiceRequest) Check() error {
 		mk := MetricKey(q.Spec)
 		switch {
 		case mk == "":
-			return Refusef("required[%d].spec is blank: name the figure, like the candidates' spec keys", i)
+			return Refusef("requirements[%d].spec is blank: name the figure, like the candidates' spec keys", i)
 		case q.Threshold == nil || math.IsNaN(*q.Threshold) || math.IsInf(*q.Threshold, 0):
-			return Refusef("required[%d] (%s) has no threshold: give the limit as a number, in unit", i, q.Spec)
+			return Refusef("requirements[%d] (%s) has no threshold: give the limit as a number, in unit", i, q.Spec)
 		case q.Direction != ">=" && q.Direction != "<=":
-			return Refusef("required[%d] (%s): direction %q; use >= (at least) or <= (at most)", i, q.Spec, q.Direction)
+			return Refusef("requirements[%d] (%s): direction %q; use >= (at least) or <= (at most)", i, q.Spec, q.Direction)
 		}
 		if _, err := units.Dimension(strings.TrimSpace(q.Unit)); strings.TrimSpace(q.Unit) == "" || err != nil {
-			return Refusef("required[%d] (%s): unit %q is not a unit this server reads (N*m, uA, V, mm, g, USD, 1 for a ratio...); "+
+			return Refusef("requirements[%d] (%s): unit %q is not a unit this server reads (N*m, uA, V, mm, g, USD, 1 for a ratio...); "+
 				"without one no figure can be converted to it", i, q.Spec, q.Unit)
 		}
 		if other, dup := seen[mk]; dup {
-			return Refusef("required names %s twice (%q and %q); give one threshold per figure", mk, other, q.Spec)
+			return Refusef("requirements names %s twice (%q and %q); give one threshold per figure", mk, other, q.Spec)
 		}
 		seen[mk] = q.Spec
 	}
@@ -385,7 +385,7 @@ func componentDecision(r ComponentChoiceRequest, out ComponentChoice) DecisionWr
 	for _, q := range r.Required {
 		reqs = append(reqs, map[string]any{"spec": q.Spec, "threshold": *q.Threshold, "unit": q.Unit, "direction": q.Direction})
 	}
-	details := map[string]any{"component_selection": map[string]any{"role": strings.TrimSpace(r.Role), "required": reqs, "candidates": cands,
+	details := map[string]any{"component_selection": map[string]any{"role": strings.TrimSpace(r.Role), "requirements": reqs, "candidates": cands,
 		"selected": strings.TrimSpace(sel.Candidate.MPN), "chosen_by": out.ChosenBy, "selected_meets_requirements": out.SelectedMeetsRequirements,
 		"bom_item": out.BOM.Node.Ref(), "rank_rule": RankRule}}
 	return DecisionWrite{ProjectID: r.ProjectID, Name: name, Decision: decision, Rationale: rationale, Alternatives: alts,

@@ -83,7 +83,7 @@ func selectConcept(ctx context.Context, b *Backend, a selectConceptArgs) (any, e
 func selectComponentTool() tool {
 	return adapters.Declare(adapters.Manifest{ToolID: "twin.select_component", Name: "Select a component against required specs", Capability: "twin_write",
 		Description: "Choose the part for a role (name, e.g. \"shoulder servo\") from 2 or more candidates, each an mpn with its datasheet specs " +
-			"(as twin.record_component_selection takes them), against the specs the design requires (required: spec, threshold, unit, direction " +
+			"(as twin.record_component_selection takes them), against the specs the design requires (requirements: spec, threshold, unit, direction " +
 			">= or <=). Per requirement per candidate it gives a signed margin in the requirement's unit (positive is slack) and its percentage " +
 			"of |threshold|, status pass or fail; a candidate with no readable figure for a requirement is no_data for it, neither a pass nor a " +
 			"fail. Rank rule: " + twin.RankRule + ". choice (an mpn) records the caller's pick instead, even one that fails or lacks a figure: " +
@@ -99,10 +99,10 @@ func selectComponentTool() tool {
 		adapters.At("candidates[].description", adapters.MaxLength(2000)),
 		adapters.At("candidates[].datasheet_url", adapters.MaxLength(2000)),
 		adapters.At("candidates[].specs", adapters.MaxProperties(300), specValue),
-		adapters.At("required", adapters.MinItems(1), adapters.MaxItems(50)),
-		adapters.At("required[].spec", adapters.MinLength(1), adapters.MaxLength(200)),
-		adapters.At("required[].unit", adapters.MinLength(1), adapters.MaxLength(40)),
-		adapters.At("required[].direction", adapters.Enum(">=", "<=")),
+		adapters.At("requirements", adapters.MinItems(1), adapters.MaxItems(50)),
+		adapters.At("requirements[].spec", adapters.MinLength(1), adapters.MaxLength(200)),
+		adapters.At("requirements[].unit", adapters.MinLength(1), adapters.MaxLength(40)),
+		adapters.At("requirements[].direction", adapters.Enum(">=", "<=")),
 		adapters.At("choice", adapters.MinLength(1), adapters.MaxLength(100)),
 		adapters.At("quantity", adapters.Minimum(1), adapters.Maximum(1000000)),
 		adapters.At("for_item", adapters.MinLength(1)),
@@ -114,7 +114,7 @@ type selectComponentArgs struct {
 	project.Scope
 	Name         string                    `json:"name" jsonschema:"the role the part fills (\"shoulder servo\"); the BOM item is keyed by it"`
 	Candidates   []twin.ComponentCandidate `json:"candidates" jsonschema:"the parts considered, each with its datasheet specs"`
-	Required     []twin.RequiredSpec       `json:"required" jsonschema:"the specs the design requires of the part"`
+	Requirements []twin.RequiredSpec       `json:"requirements" jsonschema:"the specs the design requires of the part"`
 	Choice       string                    `json:"choice,omitempty" jsonschema:"the mpn chosen; leave it out to let the rank rule choose"`
 	Quantity     *int                      `json:"quantity,omitempty" jsonschema:"how many the design uses; 1 when not given"`
 	ForItem      string                    `json:"for_item,omitempty" jsonschema:"the item the part is chosen for: KEY, KEY@n or a node id"`
@@ -124,7 +124,7 @@ type selectComponentArgs struct {
 }
 
 func selectComponent(ctx context.Context, b *Backend, a selectComponentArgs) (any, error) {
-	r := twin.ComponentChoiceRequest{Role: a.Name, Candidates: a.Candidates, Required: a.Required, Choice: a.Choice, Quantity: a.Quantity,
+	r := twin.ComponentChoiceRequest{Role: a.Name, Candidates: a.Candidates, Required: a.Requirements, Choice: a.Choice, Quantity: a.Quantity,
 		ForItem: a.ForItem, DecisionName: a.DecisionName, Rationale: a.Rationale, WriteInfo: writeInfo(ctx, a.itemArgs)}
 	if err := r.Check(); err != nil {
 		return nil, err

@@ -111,7 +111,7 @@ func choosing(t *testing.T, c client, store twin.Store) {
 	// By hand, against stall_torque >= 1.2 N*m and unit_cost <= 30 USD:
 	//   S1 torque 1.5: +0.3 N*m (25%); cost 20: +10 (33.33%): meets all, tightest 25%
 	//   S2 torque: none given: no_data; cost 12: +18 (60%): not a pass
-	comp := c.call("twin.select_component", map[string]any{"name": "Elbow servo", "quantity": 2, "required": []any{
+	comp := c.call("twin.select_component", map[string]any{"name": "Elbow servo", "quantity": 2, "requirements": []any{
 		map[string]any{"spec": "stall_torque", "threshold": 1.2, "unit": "N*m", "direction": ">="},
 		map[string]any{"spec": "unit_cost", "threshold": 30, "unit": "USD", "direction": "<="},
 	}, "candidates": []any{
@@ -178,16 +178,16 @@ func choosing(t *testing.T, c client, store twin.Store) {
 		{"twin.select_concept", map[string]any{"options": []any{belt, gear}, "weights": map[string]any{"cost": -1}}, "weights"},
 		{"twin.select_concept", map[string]any{"options": []any{belt, gear}, "weights": map[string]any{"cost": 1, "stiffness": 1}, "choice": "n-0000000000000000"}, "choice"},
 		{"twin.select_concept", map[string]any{"options": []any{belt, bom["node_id"]}, "weights": map[string]any{"cost": 1}}, "not a concept_option"},
-		{"twin.select_component", map[string]any{"name": "x", "candidates": []any{map[string]any{"mpn": "S1"}}, "required": []any{
+		{"twin.select_component", map[string]any{"name": "x", "candidates": []any{map[string]any{"mpn": "S1"}}, "requirements": []any{
 			map[string]any{"spec": "mass", "threshold": 1, "unit": "g", "direction": "<="}}}, "candidates"},
 		{"twin.select_component", map[string]any{"name": "x", "candidates": []any{map[string]any{"mpn": "S1"}, map[string]any{"mpn": "S2"}},
-			"required": []any{map[string]any{"spec": "mass", "threshold": 1, "unit": "g", "direction": "=="}}}, "direction"},
+			"requirements": []any{map[string]any{"spec": "mass", "threshold": 1, "unit": "g", "direction": "=="}}}, "direction"},
 		{"twin.select_component", map[string]any{"name": "x", "candidates": []any{map[string]any{"mpn": "S1"}, map[string]any{"mpn": "S2"}},
-			"required": []any{map[string]any{"spec": "mass", "threshold": 1, "unit": "g", "direction": "<="}}}, "no candidate meets every requirement"},
+			"requirements": []any{map[string]any{"spec": "mass", "threshold": 1, "unit": "g", "direction": "<="}}}, "no candidate meets every requirement"},
 		{"twin.select_component", map[string]any{"name": "x", "candidates": []any{map[string]any{"mpn": "S1", "specs": map[string]any{"mass": []any{1}}},
-			map[string]any{"mpn": "S2"}}, "required": []any{map[string]any{"spec": "mass", "threshold": 1, "unit": "g", "direction": "<="}}}, "specs"},
+			map[string]any{"mpn": "S2"}}, "requirements": []any{map[string]any{"spec": "mass", "threshold": 1, "unit": "g", "direction": "<="}}}, "specs"},
 		{"twin.select_component", map[string]any{"name": "x", "candidates": []any{map[string]any{"mpn": "S1", "specs": map[string]any{"mass": 1}},
-			map[string]any{"mpn": "S2"}}, "required": []any{map[string]any{"spec": "mass", "threshold": 1, "unit": "g", "direction": "<="}},
+			map[string]any{"mpn": "S2"}}, "requirements": []any{map[string]any{"spec": "mass", "threshold": 1, "unit": "g", "direction": "<="}},
 			"item_key": "BOM-ELBOW-SERVO@7"}, ""},
 	} {
 		res, err := c.cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: tc.args})

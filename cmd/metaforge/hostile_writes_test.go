@@ -165,8 +165,8 @@ var writeExamples = map[string]func(f writeFixtures) map[string]any{
 	},
 	"twin.select_component": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "name": "regulator", "choice": "A",
-			"candidates": []any{map[string]any{"mpn": "A", "specs": map[string]any{"iq": "75 uA"}}, map[string]any{"mpn": "B"}},
-			"required":   []any{map[string]any{"spec": "iq", "threshold": 50, "unit": "uA", "direction": "<="}}}
+			"candidates":   []any{map[string]any{"mpn": "A", "specs": map[string]any{"iq": "75 uA"}}, map[string]any{"mpn": "B"}},
+			"requirements": []any{map[string]any{"spec": "iq", "threshold": 50, "unit": "uA", "direction": "<="}}}
 	},
 	"twin.record_constraint_set": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "name": "limits", "constraints": []any{map[string]any{
