@@ -284,6 +284,15 @@ func testComponentChoice(t *testing.T, s twin.Store) {
 		pick.Best == nil || pick.Best.Candidate.MPN != "DS3218" {
 		t.Fatalf("the caller's failing choice = %+v %v", pick, err)
 	}
+	if w := strings.Join(out.Warnings, "\n"); strings.Contains(w, "does not read in USD") {
+		t.Errorf("warnings = %v, want none about DS3218's cost (15, read as USD)", out.Warnings)
+	}
+	eur, err := twin.SelectComponent(bg, s, twin.ComponentChoiceRequest{ProjectID: g.p.ID, Role: "Wrist servo", Choice: "B",
+		Candidates: []twin.ComponentCandidate{{MPN: "A", Specs: map[string]any{"unit_cost": "9 USD"}}, {MPN: "B", Specs: map[string]any{"unit_cost": "8 EUR"}}},
+		Required:   []twin.RequiredSpec{servoReq("unit_cost", 10, "USD", "<=")}})
+	if err != nil || !strings.Contains(strings.Join(eur.Warnings, "\n"), "B's unit_cost (8 EUR) does not read in USD") || eur.SelectedMeetsRequirements {
+		t.Errorf("a part priced in EUR = %v %v, want the roll-up's no_data said, and its cost no_data against the USD limit", eur.Warnings, err)
+	}
 	if w := strings.Join(pick.Warnings, "\n"); !strings.Contains(w, "the caller chose MG996R over DS3218") || !strings.Contains(w, "does not meet every requirement: fails stall_torque") {
 		t.Errorf("warnings = %v", pick.Warnings)
 	}

@@ -324,6 +324,9 @@ func SelectComponent(ctx context.Context, s Store, r ComponentChoiceRequest) (Co
 	}
 
 	sel := out.Selected.Candidate
+	if w := costUnreadable(sel); w != "" {
+		out.Warnings = append(out.Warnings, w)
+	}
 	bom := SelectionWrite{ProjectID: r.ProjectID, Name: strings.TrimSpace(r.Role), MPN: strings.TrimSpace(sel.MPN), Manufacturer: sel.Manufacturer,
 		Description: sel.Description, DatasheetURL: sel.DatasheetURL, Quantity: r.Quantity, ForItem: r.ForItem, Specs: sel.Specs, WriteInfo: r.WriteInfo}
 	bom.IdempotencyKey = subKey(r.IdempotencyKey, "bom")
@@ -336,6 +339,21 @@ func SelectComponent(ctx context.Context, s Store, r ComponentChoiceRequest) (Co
 		return ComponentChoice{}, err
 	}
 	return out, nil
+}
+
+// costUnreadable says why the BOM roll-up cannot read the part's
+// unit_cost (it reads it in USD), or "" when it can or there is none.
+func costUnreadable(c ComponentCandidate) string {
+	idx, _ := indexSpecs(c.Specs)
+	key, ok := idx[MetricKey("unit_cost")]
+	if !ok {
+		return ""
+	}
+	if r := ReadSpec(c.Specs[key], "USD"); r.Reason != "" {
+		return fmt.Sprintf("%s's %s (%v) does not read in USD (%s): the BOM roll-up will show its cost as no_data; give it in USD",
+			strings.TrimSpace(c.MPN), key, c.Specs[key], r.Detail)
+	}
+	return ""
 }
 
 // subKey is the idempotency key of one of a call's several writes: the
