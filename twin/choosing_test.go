@@ -107,6 +107,23 @@ func testConceptSelection(t *testing.T, s twin.Store) {
 	if err != nil || len(from) != 1 || from[0].Node.ID != parallel.ID {
 		t.Errorf("GENERATED_FROM = %+v %v, want the parallel arm", from, err)
 	}
+	// The trade study passes G5, the concept selection gate.
+	gates, err := twin.MaturityGates(bg, s, g.p.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g5 := false
+	for _, gate := range gates {
+		if gate.ID == "G5" {
+			g5 = true
+			if !gate.Passed || len(gate.NotPassing()) > 0 {
+				t.Errorf("G5 after the trade study = %+v, want it passed", gate)
+			}
+		}
+	}
+	if !g5 {
+		t.Errorf("no G5 among the maturity gates %+v", gates)
+	}
 	if again, err := twin.SelectConcept(bg, s, twin.ConceptSelection{ProjectID: g.p.ID, Options: []string{serial.ID, parallel.ID, cable.ID},
 		Weights: weights, WriteInfo: twin.WriteInfo{IdempotencyKey: "concept-1"}}); err != nil || again.Decision.ID != dec.ID {
 		t.Errorf("a repeated call = %v %v, want the first decision", again.Decision.ID, err)
