@@ -7,7 +7,9 @@
 // Over the Store it holds the twin's rules, as functions of a Store: thread
 // walks (thread.go), requirement status (requirement_status.go), constraint
 // review, claims and their live status, evidence staleness, documents and
-// their kinds, decisions, engineering entities and approvals, and the
+// their kinds (typed ones checked: typed_documents.go), decisions and the
+// choices that make them (concept_selection.go, component_choice.go),
+// sessions' narratives, engineering entities and approvals, and the
 // breakdown roll-up, the tube work products design loops search over, and
 // the records of loops and evaluations. A request the rules turn down is a
 // *RefusalError whose message says what to do; anything else is a store
