@@ -115,6 +115,13 @@ var annotationTable = map[string]Annotations{
 	"project.open":   {ReadOnly: true, Idempotent: true},
 	"session.start":  {ReadOnly: true, Idempotent: true},
 
+	// A session's narrative is a write others read (the ledger, or the
+	// twin): logging an event adds one; completing adds the ending and
+	// cannot be undone (the session takes no more events), so it is
+	// destructive, though a repeat adds nothing.
+	"session.log_event": {},
+	"session.complete":  {Destructive: true, Idempotent: true},
+
 	// The twin. Each definition write is a new revision, so repeating one
 	// is not idempotent, though a retried activity never writes twice.
 	"twin.commit_geometry":            {},
@@ -156,6 +163,17 @@ var annotationTable = map[string]Annotations{
 	"twin.record_hierarchy_node":    {},
 	"twin.realize_hierarchy_node":   {Destructive: true},
 	"twin.compute_hierarchy_rollup": {ReadOnly: true, Idempotent: true},
+
+	// Choosing: each records a decision (and a BOM item revision) beside
+	// what exists, replacing nothing.
+	"twin.select_concept":   {},
+	"twin.select_component": {},
+	// Typed documents: each call is the next revision of a document item.
+	"twin.commit_compliance_checklist": {},
+	"twin.commit_design_sketch":        {},
+	"twin.commit_hazard_analysis":      {},
+	"twin.commit_procurement_record":   {},
+	"twin.commit_technical_drawing":    {},
 	// Design loops: starting one writes its iterations; approving records
 	// who decided.
 	"twin.start_design_loop":             {Idempotent: true},

@@ -1,10 +1,12 @@
 // Package ledger keeps MetaForge's record, in PostgreSQL, of who did what:
 // every tool call with its attribution stamp, the sessions the calls came
-// from, and every approval decision.
+// from and their narratives, and every approval decision.
 //
 // The ledger is an audit trail, not a control path. A caller logs a ledger
 // error and goes on, so nothing here can fail a tool call; errors say what
-// was being recorded and why it could not be.
+// was being recorded and why it could not be. The one exception is a
+// session's narrative (session_narrative.go): when the ledger is where it
+// is kept, session.log_event and session.complete answer with its errors.
 package ledger
 
 import (

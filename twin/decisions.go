@@ -12,6 +12,11 @@ type Alternative struct {
 	Reason string `json:"reason"`
 }
 
+// EdgeGeneratedFrom points from a decision to what it chose: a trade
+// study's winning concept option, a selected component's BOM item, a
+// design loop's winning iteration.
+const EdgeGeneratedFrom = "GENERATED_FROM"
+
 // DecisionWrite is a decision to record.
 type DecisionWrite struct {
 	ProjectID                 string
@@ -20,6 +25,14 @@ type DecisionWrite struct {
 	// DependsOn are the item refs (KEY@n, KEY) the decision rests on;
 	// SupportedBy the node ids of the evidence it cites.
 	DependsOn, SupportedBy []string
+	// GeneratedFrom are the nodes (KEY@n, KEY or a node id) the decision
+	// chose, linked GENERATED_FROM, so a reader walks from the chosen
+	// option to the decision that chose it.
+	GeneratedFrom []string
+	// Details are what the rule that decided computed (a trade study's
+	// scores, a selection's margins), recorded beside the decision; they
+	// never replace decision, alternatives, rationale or depends_on.
+	Details map[string]any
 	WriteInfo
 }
 
@@ -38,8 +51,9 @@ func (d DecisionWrite) Check() error {
 }
 
 // RecordDecision records a decision as the next revision of its item,
-// pinned (DEPENDS_ON) to the revisions it rests on and SUPPORTED_BY the
-// evidence it cites; pinned are the pinned revisions' KEY@n.
+// pinned (DEPENDS_ON) to the revisions it rests on, SUPPORTED_BY the
+// evidence it cites and GENERATED_FROM what it chose; pinned are the
+// pinned revisions' KEY@n.
 func RecordDecision(ctx context.Context, s Store, d DecisionWrite) (n Node, it Item, pinned []string, err error) {
 	if err := d.Check(); err != nil {
 		return Node{}, Item{}, nil, err
@@ -64,11 +78,30 @@ func RecordDecision(ctx context.Context, s Store, d DecisionWrite) (n Node, it I
 		}
 		links = append(links, Link{Type: EdgeSupportedBy, To: ev.ID})
 	}
+	for _, ref := range d.GeneratedFrom {
+		n, err := ResolveRef(ctx, s, d.ProjectID, ref)
+		if err != nil {
+			return Node{}, Item{}, nil, fmt.Errorf("generated_from %s: %w", ref, err)
+		}
+		props := map[string]any{}
+		if r := n.Ref(); r != "" {
+			props["ref"] = r
+		}
+		links = append(links, Link{Type: EdgeGeneratedFrom, To: n.ID, Properties: props})
+	}
 	alts := []any{}
 	for _, alt := range d.Alternatives {
 		alts = append(alts, map[string]any{"option": strings.TrimSpace(alt.Option), "reason": strings.TrimSpace(alt.Reason)})
 	}
-	props := map[string]any{"decision": d.Decision, "alternatives": alts}
+	props := map[string]any{}
+	for k, v := range d.Details {
+		switch k {
+		case "decision", "alternatives", "rationale", "depends_on":
+		default:
+			props[k] = v
+		}
+	}
+	props["decision"], props["alternatives"] = d.Decision, alts
 	if d.Rationale != "" {
 		props["rationale"] = d.Rationale
 	}

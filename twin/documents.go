@@ -29,12 +29,25 @@ const maxStrays = 20
 type DocumentWrite struct {
 	Project                   Project
 	DocumentType, Title, Text string
+	// Content is a typed document's checked content (typed_documents.go);
+	// nil for a text document. With it, the text is the content rendered,
+	// Text any notes after it, and DocumentType the content's.
+	Content TypedDocument
+	// Concerns are the items (KEY@n, KEY or node ids) a typed document is
+	// about, linked CONCERNS.
+	Concerns []string
 	WriteInfo
 }
 
-// Check refuses a document with no title or no text, before anything is
-// read.
+// Check refuses a document with no title or no text, or a typed
+// document's content without its shape, before anything is read.
 func (w DocumentWrite) Check() error {
+	if w.Content != nil {
+		return w.checkTyped()
+	}
+	if isTyped(w.DocumentType) {
+		return Refusef("a %s has a checked shape: write it with twin.commit_%s", w.DocumentType, w.DocumentType)
+	}
 	if strings.TrimSpace(w.Title) == "" {
 		return Refusef("Missing: title")
 	}
@@ -57,19 +70,33 @@ type Document struct {
 	// with them. Both are empty when there are none.
 	StrayValues []string
 	Warning     string
+	// Concerns are what a typed document was linked CONCERNS to (KEY@n,
+	// or a record's node id); UnmatchedMPNs the MPNs of its lines no BOM
+	// item has; Summary its content at a glance.
+	Concerns      []string
+	UnmatchedMPNs []string
+	Summary       map[string]any
 }
 
-// RecordDocument records a document. A prd is never refused for its
-// content: it always becomes the next revision of the project's one prd
+// RecordDocument records a document. A typed document (Content) is
+// checked, rendered and linked to what it concerns (typed_documents.go);
+// no document revises one of another kind when either is typed. A prd is
+// never refused for its content: it always becomes the next revision of the project's one prd
 // item, and values in it that no current requirement states come back as
 // StrayValues.
 func RecordDocument(ctx context.Context, s Store, w DocumentWrite) (Document, error) {
 	if err := w.Check(); err != nil {
 		return Document{}, err
 	}
+	if w.Content != nil {
+		return recordTyped(ctx, s, w)
+	}
 	title := strings.TrimSpace(w.Title)
 	props := map[string]any{"document_type": w.DocumentType, "title": title, "text": w.Text}
 	if w.DocumentType != "prd" {
+		if err := keepsItsKind(ctx, s, w.Project.ID, w.DocumentType, title, w.WriteInfo); err != nil {
+			return Document{}, err
+		}
 		n, it, err := s.CommitRevision(ctx, w.Revision(w.Project.ID, "document", title, props, nil))
 		if err != nil {
 			return Document{}, err

@@ -7,11 +7,15 @@
 // Over the Store it holds the twin's rules, as functions of a Store: thread
 // walks (thread.go), requirement status (requirement_status.go), constraint
 // review, claims and their live status, evidence staleness, documents and
-// their kinds, decisions, engineering entities and approvals, the product
-// hierarchy with its live roll-up and EBOM, the tube work products design
-// loops search over, and the records of loops and evaluations. A request the rules turn down is a
-// *RefusalError whose message says what to do; anything else is a store
-// error.
+// their kinds (typed ones checked: typed_documents.go), decisions and the
+// choices that make them (concept_selection.go, component_choice.go),
+// sessions' narratives, engineering entities and approvals, the product
+// hierarchy with its live roll-up and EBOM, the system architecture, test
+// plans, built units and their measurements, what an assembly's joints
+// give (build order, firmware scaffold, harness), the tube work products
+// design loops search over, and the records of loops and evaluations. A
+// request the rules turn down is a *RefusalError whose message says what
+// to do; anything else is a store error.
 //
 // Beside the graph it keeps the content-addressed blob store (blobs.go:
 // STEP files and the like, by SHA-256, which twin nodes name) and the

@@ -54,6 +54,10 @@ func runRules(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"BringupChecklistInBuildOrder", testBringupChecklist},
 		{"FirmwareScaffoldFromJointsAndPins", testFirmwareScaffold},
 		{"HarnessEstimateAlongTheChain", testHarnessEstimate},
+		{"ConceptSelectionWeighsRecordedScores", testConceptSelection},
+		{"ComponentChoiceHoldsCandidatesAgainstRequirements", testComponentChoice},
+		{"TypedDocumentsAreCheckedRevisedAndLinked", testTypedDocuments},
+		{"SessionNarrativeEndsOnce", testSessionNarrative},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { tc.fn(t, newStore(t)) })

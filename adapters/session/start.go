@@ -1,6 +1,9 @@
-// Package session serves session.start: bind this MCP session to a
-// project, so later calls that name no project work in it. The adapter
-// runs over the twin's backend (adapters/twin.New serves it).
+// Package session serves session.start (bind this MCP session to a
+// project, so later calls that name no project work in it) and the
+// session's narrative, session.log_event and session.complete
+// (log_event.go, complete.go), kept where the runtime says (Narrative:
+// the ledger's, else the twin's). The adapter runs over the twin's
+// backend (adapters/twin.New serves it).
 package session
 
 import (
@@ -10,10 +13,13 @@ import (
 	"github.com/metaforge/metaforge/twin"
 )
 
-// Service is what session.start works on.
+// Service is what the session tools work on.
 type Service struct {
 	Store    twin.Store
 	Sessions twin.SessionBindings
+	// Narrative keeps the sessions' narratives; nil keeps them in the
+	// twin (Store).
+	Narrative Narrative
 }
 
 // Tools are the session adapter's tools.
@@ -23,6 +29,8 @@ func Tools() []adapters.Declared[*Service] {
 			Description: "Bind this session to a project: later calls that name no project get it. project_scope_bound says whether the binding " +
 				"can stick (false: this connection has no session identity, keep passing project_id).",
 			Idempotent: true, Short: true, TimeoutSeconds: 30}, startSession, adapters.At("project_id", adapters.MinLength(1))),
+		logEventTool(),
+		completeTool(),
 	}
 }
 

@@ -56,6 +56,9 @@ type Backend struct {
 	// Activity reads who worked in a project (the ledger); nil when no
 	// ledger is configured.
 	Activity project.Activity
+	// Narrative keeps the sessions' narratives (the ledger's); nil keeps
+	// them in the twin.
+	Narrative session.Narrative
 	// Files confines the files the twin tools read (commit_geometry's
 	// file_path) as every adapter's are; nil: no file is read, pass
 	// step_base64.
@@ -97,7 +100,7 @@ func (b *Backend) projectService() *project.Service {
 }
 
 func (b *Backend) sessionService() *session.Service {
-	return &session.Service{Store: b.Store, Sessions: b.Sessions}
+	return &session.Service{Store: b.Store, Sessions: b.Sessions, Narrative: b.Narrative}
 }
 
 func (b *Backend) constraintService() *constraint.Service {

@@ -92,12 +92,19 @@ func recordComponentSelection(ctx context.Context, b *Backend, a recordComponent
 	if sel.ForItem != "" {
 		out["for_item"] = sel.ForItem
 	}
-	margins := make([]map[string]any, 0, len(sel.Check.Margins))
-	for _, m := range sel.Check.Margins {
+	addRequirementCheck(out, sel.Check)
+	return out, nil
+}
+
+// addRequirementCheck adds how a selection's specs held against the
+// project's current requirements to a result.
+func addRequirementCheck(out map[string]any, check twin.SelectionCheck) {
+	margins := make([]map[string]any, 0, len(check.Margins))
+	for _, m := range check.Margins {
 		margins = append(margins, marginRow(m))
 	}
-	unchecked := make([]map[string]any, 0, len(sel.Check.Unchecked))
-	for _, u := range sel.Check.Unchecked {
+	unchecked := make([]map[string]any, 0, len(check.Unchecked))
+	for _, u := range check.Unchecked {
 		row := map[string]any{"requirement": u.Name, "constraint_set": u.Set, "reason": u.Reason, "detail": u.Detail}
 		if u.Metric != "" {
 			row["metric"] = u.Metric
@@ -110,11 +117,10 @@ func recordComponentSelection(ctx context.Context, b *Backend, a recordComponent
 		}
 		unchecked = append(unchecked, row)
 	}
-	out["checked_against"] = sel.Check.CheckedAgainst()
+	out["checked_against"] = check.CheckedAgainst()
 	out["requirement_margins"] = margins
-	out["violates"] = sel.Check.Violates
+	out["violates"] = check.Violates
 	out["unchecked_requirements"] = unchecked
-	return out, nil
 }
 
 // marginRow is a spec held against a typed requirement, as a result lists

@@ -15,10 +15,12 @@ func twinTools() []tool {
 		loopTools(),      // design loops: start (wall, height), get, approve
 		changeTools(),    // engineering changes: propose, analyse, review, commit, revalidate, roll back
 		{evaluateMetricTool(), evaluateThermalMetricTool()},
-		releaseTools(),      // baselines, maturity gates, release packages, promotion
-		verificationTools(), // system architecture, test plan, built units and their measurements
-		assemblyTools(),     // from an assembly's joints: bring-up order, firmware scaffold, harness
-		fileTools(),         // work products from files, files from work products, the overhang check
+		releaseTools(),       // baselines, maturity gates, release packages, promotion
+		verificationTools(),  // system architecture, test plan, built units and their measurements
+		assemblyTools(),      // from an assembly's joints: bring-up order, firmware scaffold, harness
+		fileTools(),          // work products from files, files from work products, the overhang check
+		choosingTools(),      // trade studies and requirement-driven component choices, recorded as decisions
+		typedDocumentTools(), // compliance checklists, design sketches, hazard analyses, procurement records, drawings
 	} {
 		out = append(out, area...)
 	}

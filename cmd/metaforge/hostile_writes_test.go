@@ -97,6 +97,12 @@ var writeExamples = map[string]func(f writeFixtures) map[string]any{
 	"phase.submit": func(f writeFixtures) map[string]any {
 		return map[string]any{"run_id": f.runID, "phase": "requirements", "summary": "done"}
 	},
+	"session.log_event": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "kind": "decision", "text": "an untrusted caller decided everything"}
+	},
+	"session.complete": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "status": "abandoned", "summary": "ended by an untrusted caller"}
+	},
 	"twin.approve_design_loop": func(writeFixtures) map[string]any {
 		return map[string]any{"loop_id": "0123456789abcdef"}
 	},
@@ -151,6 +157,34 @@ var writeExamples = map[string]func(f writeFixtures) map[string]any{
 	},
 	"twin.realize_hierarchy_node": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "node": "HN-ARM", "realized_by": "CAD-BRACKET"}
+	},
+	"twin.commit_compliance_checklist": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "title": "checklist", "items": []any{
+			map[string]any{"standard": "EN 60204-1", "clause": "10.7", "status": "compliant", "evidence": "an untrusted claim"}}}
+	},
+	"twin.commit_design_sketch": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "title": "sketch", "intent": "untrusted", "description": "a plate"}
+	},
+	"twin.commit_hazard_analysis": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "title": "hazards", "hazards": []any{
+			map[string]any{"hazard": "none", "cause": "none", "severity": 1, "likelihood": 1, "mitigation": "none needed, says an untrusted caller"}}}
+	},
+	"twin.commit_procurement_record": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "title": "buy list", "lines": []any{
+			map[string]any{"mpn": "LM1117-3.3", "supplier": "untrusted", "quantity": 100000, "unit_price": 0, "lead_time_days": 0}}}
+	},
+	"twin.commit_technical_drawing": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "title": "drawing", "part_ref": f.entityID,
+			"dimensions": []any{map[string]any{"feature": "length", "nominal": 10, "unit": "mm", "plus_tolerance": 5, "minus_tolerance": 5}},
+			"inspection": []any{map[string]any{"characteristic": "length", "method": "none"}}}
+	},
+	"twin.select_concept": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "options": []string{f.entityID, "an untrusted option"}, "weights": map[string]any{"mass": 1}}
+	},
+	"twin.select_component": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "name": "regulator", "choice": "A",
+			"candidates":   []any{map[string]any{"mpn": "A", "specs": map[string]any{"iq": "75 uA"}}, map[string]any{"mpn": "B"}},
+			"requirements": []any{map[string]any{"spec": "iq", "threshold": 50, "unit": "uA", "direction": "<="}}}
 	},
 	"twin.record_constraint_set": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "name": "limits", "constraints": []any{map[string]any{
@@ -438,17 +472,30 @@ type taskPayload struct {
 // cannot send params.task, so it sends the _meta key the server's screen
 // moves that field to), then waits for its outcome with tasks/result.
 func callWrite(ctx context.Context, cs *mcp.ClientSession, tool string, args map[string]any) error {
-	_, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	_, err := callWithinRate(ctx, cs, &mcp.CallToolParams{Name: tool, Arguments: args})
 	if err == nil || !strings.Contains(err.Error(), "must be called as a task") {
 		return err
 	}
-	created, err := cs.CallTool(ctx, &mcp.CallToolParams{Meta: mcp.Meta{"io.metaforge/task": map[string]any{}}, Name: tool, Arguments: args})
+	created, err := callWithinRate(ctx, cs, &mcp.CallToolParams{Meta: mcp.Meta{"io.metaforge/task": map[string]any{}}, Name: tool, Arguments: args})
 	if err != nil {
 		return err
 	}
 	id, _ := created.Meta["callId"].(string)
 	_, err = mcp.CallCustomMethod[*taskIDParams, *taskPayload](ctx, cs, "tasks/result", &taskIDParams{TaskID: id})
 	return err
+}
+
+// callWithinRate calls a tool, and again each second while the call is
+// over the caller's rate: such a call was not started, and there are more
+// writes than an untrusted caller's burst, so it is sent again when the
+// rate allows, as a client does with a retryable refusal.
+func callWithinRate(ctx context.Context, cs *mcp.ClientSession, params *mcp.CallToolParams) (*mcp.CallToolResult, error) {
+	res, err := cs.CallTool(ctx, params)
+	for err != nil && strings.Contains(err.Error(), "over its rate") && ctx.Err() == nil {
+		time.Sleep(time.Second)
+		res, err = cs.CallTool(ctx, params)
+	}
+	return res, err
 }
 
 func waitForHolds(t *testing.T, ctx context.Context, queue approvals.Queue, outcomes map[string]chan error) []approvals.HeldCall {

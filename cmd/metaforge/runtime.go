@@ -73,6 +73,7 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 	tw.Imports, tw.Overhangs = runs.WorkProducts{}, runs.Metrics{}
 	if ops.ledger != nil {
 		tw.Activity = projectSessions{ledger: ops.ledger}
+		tw.Narrative = sessionNarrative{ledger: ops.ledger}
 	}
 	ws := workspaceFor(rtOpts.dataDir, rtOpts.roots)
 	rt.registry, rt.health, err = catalog(ctx, t, tw, ws, rt.runs, map[string]health.Probe{
