@@ -110,7 +110,7 @@ func CreateBringupChecklist(ctx context.Context, s Store, projectID, assemblyRef
 	for _, st := range steps {
 		lines = append(lines, st.Text())
 	}
-	props := map[string]any{"assembly": assemblyLabel(a.Node), "steps": lines, "step_count": len(steps)}
+	props := map[string]any{"assembly": a.Node.RefOrID(), "steps": lines, "step_count": len(steps)}
 	n, err := s.RecordNode(ctx, RecordWrite{ProjectID: projectID, Type: BringupChecklistNodeType, Name: a.Node.Name + " bring-up",
 		Properties: props, IdempotencyKey: idempotencyKey,
 		Links: []Link{{Type: EdgeDependsOn, To: a.Node.ID, Properties: map[string]any{"ref": a.Node.Ref(), "as": "assembly"}}}})
@@ -118,12 +118,4 @@ func CreateBringupChecklist(ctx context.Context, s Store, projectID, assemblyRef
 		return Checklist{}, err
 	}
 	return Checklist{Node: n, Assembly: a.Node, Steps: steps}, nil
-}
-
-// assemblyLabel names an assembly node: its KEY@n, or its id for a record.
-func assemblyLabel(n Node) string {
-	if ref := n.Ref(); ref != "" {
-		return ref
-	}
-	return n.ID
 }

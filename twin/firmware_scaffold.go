@@ -61,11 +61,11 @@ func ReadPinMapping(n Node) (PinMapping, error) {
 	var pm PinMapping
 	if err := json.Unmarshal([]byte(text), &pm); err != nil || strings.TrimSpace(pm.Reference) == "" || len(pm.Pins) == 0 {
 		return PinMapping{}, Refusef("%s (%s %q) does not record a pin mapping: record kicad.get_pin_mapping's result "+
-			"(reference and pins [{pin, pin_name, net}]) as a document's text with twin.record_document, and pass that document", assemblyLabel(n), n.Type, n.Name)
+			"(reference and pins [{pin, pin_name, net}]) as a document's text with twin.record_document, and pass that document", n.RefOrID(), n.Type, n.Name)
 	}
 	for i, p := range pm.Pins {
 		if strings.TrimSpace(p.Pin) == "" || strings.TrimSpace(p.Net) == "" {
-			return PinMapping{}, Refusef("%s: pins[%d] needs both pin and net", assemblyLabel(n), i)
+			return PinMapping{}, Refusef("%s: pins[%d] needs both pin and net", n.RefOrID(), i)
 		}
 	}
 	return pm, nil
@@ -104,7 +104,7 @@ func CreateFirmwareScaffold(ctx context.Context, s Store, w ScaffoldWrite) (Scaf
 	if out.CSV, err = pinMapCSV(pm); err != nil {
 		return Scaffold{}, err
 	}
-	sources := assemblyLabel(a.Node) + " and " + assemblyLabel(pmNode)
+	sources := a.Node.RefOrID() + " and " + pmNode.RefOrID()
 	out.Header = firmwareHeader(a.Node.Name, sources, pm, out.Nodes)
 
 	links := []Link{{Type: EdgeDependsOn, To: a.Node.ID, Properties: map[string]any{"ref": a.Node.Ref(), "as": "assembly"}},

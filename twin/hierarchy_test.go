@@ -46,8 +46,8 @@ func (g graph) rollup(root string) twin.Rollup {
 	return r
 }
 
-// near says a figure is a known total within 1e-9 of want.
-func near(f twin.Figure, want float64) bool { return f.Value != nil && math.Abs(*f.Value-want) < 1e-9 }
+// figureNear says a figure is a known total within 1e-9 of want.
+func figureNear(f twin.Figure, want float64) bool { return f.Value != nil && math.Abs(*f.Value-want) < 1e-9 }
 
 // partial says a figure is unknown, its known part within 1e-9 of want,
 // naming exactly the refs given as no_data.
@@ -114,7 +114,7 @@ func testHierarchyRollup(t *testing.T, s twin.Store) {
 	// Mass: Base = 2.0 + 2 x 0.5 = 3.0 kg. Forearm: the screw has no
 	// mass, so only the tube's 0.3 is known. Arm: 3.0 + 2 x 0.3 = 3.6
 	// known, the screw named on the forearm and the arm.
-	if !near(base.MassKg, 3.0) || !partial(fore.MassKg, 0.3, "HN-SCREW@1") || !partial(arm.MassKg, 3.6, "HN-SCREW@1") {
+	if !figureNear(base.MassKg, 3.0) || !partial(fore.MassKg, 0.3, "HN-SCREW@1") || !partial(arm.MassKg, 3.6, "HN-SCREW@1") {
 		t.Errorf("mass: base %+v, forearm %+v, arm %+v", base.MassKg, fore.MassKg, arm.MassKg)
 	}
 	if g := arm.MassKg.NoData[0]; g.Name != "Screw" || !strings.Contains(g.Reason, "CAD-SCREW@1 gives no mass") {
@@ -122,12 +122,12 @@ func testHierarchyRollup(t *testing.T, s twin.Store) {
 	}
 	// Cost: Base = 40 + 2 x 25 = 90; Forearm = 5 + 4 x 0.10 = 5.4; Arm =
 	// 90 + 2 x 5.4 = 100.8 USD.
-	if !near(base.CostUSD, 90) || !near(fore.CostUSD, 5.4) || !near(arm.CostUSD, 100.8) {
+	if !figureNear(base.CostUSD, 90) || !figureNear(fore.CostUSD, 5.4) || !figureNear(arm.CostUSD, 100.8) {
 		t.Errorf("cost: base %+v, forearm %+v, arm %+v", base.CostUSD, fore.CostUSD, arm.CostUSD)
 	}
 	// Power: only the motors draw: peak 2 x 12 = 24, average 2 x 4 = 8,
 	// dissipation 2 x 3 = 6 W.
-	if !near(arm.Power.PeakW, 24) || !near(arm.Power.AverageW, 8) || !near(arm.Power.DissipationW, 6) {
+	if !figureNear(arm.Power.PeakW, 24) || !figureNear(arm.Power.AverageW, 8) || !figureNear(arm.Power.DissipationW, 6) {
 		t.Errorf("power = %+v", arm.Power)
 	}
 	if m := child(base, "Motor"); m.MassKg.Source != "CAD-MOTOR@1 properties.mass_kg" || m.CostUSD.Source != "BOM-SERVO@1 unit_cost" {
@@ -162,7 +162,7 @@ func testHierarchyRollup(t *testing.T, s twin.Store) {
 	// Mass now: Forearm = 0.3 + 4 x 0.002 = 0.308; Arm = 3.0 + 2 x 0.308
 	// = 3.616 kg.
 	r = g.rollup("HN-ARM")
-	if fore := child(r.Root, "Forearm"); !near(fore.MassKg, 0.308) || !near(r.Root.MassKg, 3.616) || child(fore, "Screw").Ref != "HN-SCREW@2" {
+	if fore := child(r.Root, "Forearm"); !figureNear(fore.MassKg, 0.308) || !figureNear(r.Root.MassKg, 3.616) || child(fore, "Screw").Ref != "HN-SCREW@2" {
 		t.Errorf("after realising: forearm %+v, arm %+v", fore.MassKg, r.Root.MassKg)
 	}
 
@@ -187,7 +187,7 @@ func testHierarchyRollup(t *testing.T, s twin.Store) {
 	}
 	r = g.rollup("HN-ARM@1")
 	if m := child(child(r.Root, "Base"), "Motor"); m.Ref != "HN-MOTOR@2" || m.Quantity != 2 || m.Placement == nil || m.Placement.RZDeg != 90 ||
-		!near(r.Root.MassKg, 3.616) || !near(r.Root.CostUSD, 100.8) || child(r.Root, "Forearm").Ref != "HN-FOREARM@2" {
+		!figureNear(r.Root.MassKg, 3.616) || !figureNear(r.Root.CostUSD, 100.8) || child(r.Root, "Forearm").Ref != "HN-FOREARM@2" {
 		t.Errorf("after revising the motor and the forearm = %+v", r.Root)
 	}
 
@@ -229,14 +229,14 @@ func testHierarchyMovesAndRefusals(t *testing.T, s twin.Store) {
 	// on the camera, so the average is 3 x 1.5 = 4.5; dissipation is not
 	// recorded: no_data naming the camera, and the chassis (an empty
 	// subsystem) is no_data for everything.
-	if !near(mast.Power.PeakW, 7.5) || !near(mast.Power.AverageW, 4.5) || !partial(mast.Power.DissipationW, 0, "HN-CAMERA@2") {
+	if !figureNear(mast.Power.PeakW, 7.5) || !figureNear(mast.Power.AverageW, 4.5) || !partial(mast.Power.DissipationW, 0, "HN-CAMERA@2") {
 		t.Errorf("mast power = %+v", mast.Power)
 	}
 	if !partial(r.Root.Power.PeakW, 7.5, "HN-CHASSIS@1") || !partial(r.Root.MassKg, 0, "HN-CHASSIS@1", "HN-CAMERA@2") {
 		t.Errorf("rover: peak %+v, mass %+v", r.Root.Power.PeakW, r.Root.MassKg)
 	}
 	// The sub-branch alone.
-	if sub := g.rollup("HN-MAST"); sub.Root.Quantity != 1 || sub.Root.TotalQuantity != 1 || !near(sub.Root.Power.PeakW, 7.5) {
+	if sub := g.rollup("HN-MAST"); sub.Root.Quantity != 1 || sub.Root.TotalQuantity != 1 || !figureNear(sub.Root.Power.PeakW, 7.5) {
 		t.Errorf("mast roll-up = %+v", sub.Root)
 	}
 

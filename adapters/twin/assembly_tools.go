@@ -46,7 +46,7 @@ func createBringupChecklist(ctx context.Context, b *Backend, a assemblyArgs) (an
 		steps = append(steps, map[string]any{"step": st.Step, "text": st.Text(), "joint": st.Joint.Name, "type": st.Joint.Type,
 			"base": st.Joint.Base, "follower": st.Joint.Follower})
 	}
-	return map[string]any{"node_id": cl.Node.ID, "project_id": p.ID, "name": cl.Node.Name, "assembly": assemblyRef(cl.Assembly),
+	return map[string]any{"node_id": cl.Node.ID, "project_id": p.ID, "name": cl.Node.Name, "assembly": cl.Assembly.RefOrID(),
 		"steps": steps}, nil
 }
 
@@ -90,7 +90,7 @@ func createFirmwareScaffold(ctx context.Context, b *Backend, a createFirmwareSca
 	if fixed == nil {
 		fixed = []string{}
 	}
-	return map[string]any{"project_id": p.ID, "assembly": assemblyRef(sc.Assembly), "pin_mapping": assemblyRef(sc.PinMappingNode),
+	return map[string]any{"project_id": p.ID, "assembly": sc.Assembly.RefOrID(), "pin_mapping": sc.PinMappingNode.RefOrID(),
 		"can_nodes": nodes, "fixed_joints": fixed, "pinmap_csv": sc.CSV, "header": sc.Header,
 		"pinmap":          map[string]any{"node_id": sc.PinMap.ID, "item_ref": sc.PinMap.Ref()},
 		"firmware_header": map[string]any{"node_id": sc.HeaderDocument.ID, "item_ref": sc.HeaderDocument.Ref()}}, nil
@@ -127,7 +127,7 @@ func getHarnessEstimate(ctx context.Context, b *Backend, a assemblyArgs) (any, e
 		}
 		entries = append(entries, row)
 	}
-	out := map[string]any{"project_id": p.ID, "assembly": assemblyRef(h.Assembly), "harness": entries,
+	out := map[string]any{"project_id": p.ID, "assembly": h.Assembly.RefOrID(), "harness": entries,
 		"length_unknown_for": h.Unknown, "known_conductor_mm": *h.KnownConductorMM,
 		"method": "sum of joint anchor offsets along the kinematic chain from the root: an estimate, not a routed path"}
 	if h.ConductorMM != nil {
@@ -142,12 +142,4 @@ func getHarnessEstimate(ctx context.Context, b *Backend, a assemblyArgs) (any, e
 		out["power_tree_note"] = "the assembly is not a position of a product hierarchy (twin.record_hierarchy_node), so there is no tree to roll power up"
 	}
 	return out, nil
-}
-
-// assemblyRef names a node in a result: its KEY@n, or its id for a record.
-func assemblyRef(n twin.Node) string {
-	if ref := n.Ref(); ref != "" {
-		return ref
-	}
-	return n.ID
 }
