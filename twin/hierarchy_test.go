@@ -47,7 +47,9 @@ func (g graph) rollup(root string) twin.Rollup {
 }
 
 // figureNear says a figure is a known total within 1e-9 of want.
-func figureNear(f twin.Figure, want float64) bool { return f.Value != nil && math.Abs(*f.Value-want) < 1e-9 }
+func figureNear(f twin.Figure, want float64) bool {
+	return f.Value != nil && math.Abs(*f.Value-want) < 1e-9
+}
 
 // partial says a figure is unknown, its known part within 1e-9 of want,
 // naming exactly the refs given as no_data.
