@@ -70,12 +70,18 @@ await main(async () => {
     const before = await must('twin.compute_hierarchy_rollup', { project_id: pid, root: robot.item_key });
     o.before = { mass: before.root.mass_kg, cost: before.root.cost_usd };
 
+    // A mass budget of 2.5 kg, 1 kg of it allocated to the servos.
+    await must('twin.record_engineering_entity', {
+      project_id: pid, entity_type: 'budget', name: 'Robot mass',
+      properties: { metric: 'mass', unit: 'kg', system_total: 2.5, allocations: [{ target: servoPos.item_key, amount: 0.4 }] },
+    });
+
     // The servo had no model: realise it with one, and the mass is known.
     const servoCAD = await part('Servo body', 40, 20, 40, 'steel');
     const realized = await must('twin.realize_hierarchy_node', { project_id: pid, node: servoPos.item_key, realized_by: servoCAD });
     o.realized = { revision: realized.revision };
     const after = await must('twin.compute_hierarchy_rollup', { project_id: pid, root: robot.item_key });
-    o.after = { mass: after.root.mass_kg, cost: after.root.cost_usd };
+    o.after = { mass: after.root.mass_kg, cost: after.root.cost_usd, budgets: after.budgets };
 
     const bom = await fetch(`${base}/v1/bom?project=${pid}&view=flat`);
     o.bom = { status: bom.status, body: await bom.json() };

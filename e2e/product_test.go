@@ -33,8 +33,17 @@ type product struct {
 		} `json:"candidates"`
 	} `json:"servo"`
 	Before, After struct {
-		Mass figure `json:"mass"`
-		Cost figure `json:"cost"`
+		Mass    figure `json:"mass"`
+		Cost    figure `json:"cost"`
+		Budgets []struct {
+			Name        string   `json:"name"`
+			Status      string   `json:"status"`
+			Used        *float64 `json:"used"`
+			Allocations []struct {
+				Actual *float64 `json:"actual"`
+				Status string   `json:"status"`
+			} `json:"allocations"`
+		} `json:"budgets"`
 	}
 	Realized struct {
 		Revision float64 `json:"revision"`
@@ -114,6 +123,14 @@ func TestProductStructureThroughMCP(t *testing.T) {
 	near("mass after", o.After.Mass.Value, 0.785+0.432+0.243+2*40*20*40*7.85e-6, tolKg)
 	// Cost: three plates at $45.00 and two servos at $18.90.
 	near("cost", o.After.Cost.Value, 3*45+2*18.90, 1e-9)
+	// The mass budget: 1.9624 of 2.5 kg; but the two servos, 0.5024 kg,
+	// are over the 0.4 kg allocated to them.
+	if len(o.After.Budgets) != 1 || o.After.Budgets[0].Status != "fail" || len(o.After.Budgets[0].Allocations) != 1 ||
+		o.After.Budgets[0].Allocations[0].Status != "fail" {
+		t.Fatalf("budgets after = %+v", o.After.Budgets)
+	}
+	near("budget used", o.After.Budgets[0].Used, 0.785+0.432+0.243+2*40*20*40*7.85e-6, tolKg)
+	near("servos against their allocation", o.After.Budgets[0].Allocations[0].Actual, 2*40*20*40*7.85e-6, tolKg)
 	if o.Realized.Revision != 2 {
 		t.Errorf("realising the servo position made revision %v, want 2", o.Realized.Revision)
 	}

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/metaforge/metaforge/internal/units"
 )
 
 // The maturity gates G3..G8, evaluated against the twin as it is now. Each
@@ -240,14 +238,13 @@ func (r *gateReader) requirementsTyped() (GateCheck, error) {
 	return c, nil
 }
 
-// budgetsHeld holds each budget's system_total against what is recorded:
-// for a mass budget the product's mass (the product hierarchy's roll-up,
-// or with no hierarchy the committed parts' sum; ProductStructure.Mass),
-// else the sum of its allocations ([{target, amount}] or numbers). A
-// budget with neither is no_data.
+// budgetsHeld holds each budget against what is recorded (HoldBudgets):
+// the product hierarchy's roll-up of its metric, or the sum of its
+// allocations; an allocation to a position is held against its branch. A
+// budget nothing holds is no_data.
 func (r *gateReader) budgetsHeld() (GateCheck, error) {
 	c := GateCheck{ID: "budgets_held", Name: "Budgets held by what is recorded"}
-	budgets, err := r.nodes("budget")
+	budgets, err := HoldBudgets(r.ctx, r.s, r.projectID)
 	if err != nil {
 		return GateCheck{}, err
 	}
@@ -258,32 +255,13 @@ func (r *gateReader) budgetsHeld() (GateCheck, error) {
 	}
 	var held []string
 	for _, b := range budgets {
-		metric, _ := b.Properties["metric"].(string)
-		unit, _ := b.Properties["unit"].(string)
-		total, ok := NumberOf(b.Properties["system_total"])
-		if !ok {
-			c.Missing = append(c.Missing, fmt.Sprintf("a numeric system_total on budget %q", b.Name))
-			continue
-		}
-		used, from, noMass, err := r.budgetUse(b, MetricKey(metric), unit)
-		if err != nil {
-			return GateCheck{}, err
-		}
-		if from == "" {
-			why := fmt.Sprintf("allocations (a list of {target, amount} in %s) on budget %q", unit, b.Name)
-			if MetricKey(metric) == "mass" {
-				why += ", or a known mass on every leaf of the product hierarchy (twin.compute_hierarchy_rollup shows the no_data)"
-				if len(noMass) > 0 {
-					why += "; no mass: " + strings.Join(noMass, "; ")
-				}
-			}
-			c.Missing = append(c.Missing, why)
-			continue
-		}
-		line := fmt.Sprintf("budget %q: %g of %g %s (%s)", b.Name, used, total, unit, from)
-		if used > total {
-			c.Failing = append(c.Failing, line+" is over its system total")
-		} else {
+		line := fmt.Sprintf("budget %q: %s", b.Name, b.Detail)
+		switch b.Status {
+		case GateFail:
+			c.Failing = append(c.Failing, line)
+		case GateNoData:
+			c.Missing = append(c.Missing, strings.Join(b.Missing, "; "))
+		default:
 			held = append(held, line)
 		}
 	}
@@ -296,41 +274,6 @@ func (r *gateReader) budgetsHeld() (GateCheck, error) {
 		c.Status, c.Detail = GatePass, strings.Join(held, "; ")
 	}
 	return c, nil
-}
-
-// budgetUse is what a budget has used and where that figure came from
-// ("" when nothing is recorded); noMass names what gives a mass budget no
-// mass.
-func (r *gateReader) budgetUse(b Node, metric, unit string) (used float64, from string, noMass []string, err error) {
-	if metric == "mass" {
-		ps, err := ReadProductStructure(r.ctx, r.s, r.projectID)
-		if err != nil {
-			return 0, "", nil, err
-		}
-		kg, from, missing := ps.Mass()
-		if from != "" {
-			if v, err := units.Convert(kg, "kg", unit); err == nil {
-				return v, from, nil, nil
-			}
-		}
-		noMass = missing
-	}
-	raw, ok := b.Properties["allocations"].([]any)
-	if !ok || len(raw) == 0 {
-		return 0, "", noMass, nil
-	}
-	sum := 0.0
-	for _, a := range raw {
-		v, ok := NumberOf(a)
-		if m, isMap := a.(map[string]any); isMap {
-			v, ok = NumberOf(m["amount"])
-		}
-		if !ok {
-			return 0, "", noMass, nil
-		}
-		sum += v
-	}
-	return sum, fmt.Sprintf("the sum of its %d allocations", len(raw)), nil, nil
 }
 
 func (r *gateReader) g4() (Gate, error) {

@@ -54,6 +54,7 @@ func runRules(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"BringupChecklistInBuildOrder", testBringupChecklist},
 		{"FirmwareScaffoldFromJointsAndPins", testFirmwareScaffold},
 		{"HarnessEstimateAlongTheChain", testHarnessEstimate},
+		{"SystemBudgetsHeldByTheRollup", testSystemBudgets},
 		{"ConceptSelectionWeighsRecordedScores", testConceptSelection},
 		{"ComponentChoiceHoldsCandidatesAgainstRequirements", testComponentChoice},
 		{"TypedDocumentsAreCheckedRevisedAndLinked", testTypedDocuments},

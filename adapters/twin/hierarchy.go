@@ -158,7 +158,9 @@ func computeHierarchyRollupTool() tool {
 			"average_w, dissipation_w) from its own power. A position's own figure stands for its branch; without one, a position sums " +
 			"its children and a leaf is no_data. Each figure's value is a total only when nothing below is unknown; otherwise no_data " +
 			"names each leaf without one (name, ref, reason) on every position above it, and known_partial_sum is the sum of what is " +
-			"known: a lower bound, never a total. Figures are for one of a position; total_quantity is how many one root holds.",
+			"known: a lower bound, never a total. Figures are for one of a position; total_quantity is how many one root holds. " +
+			"budgets holds each of the project's budgets (mass, cost, peak_power, average_power, dissipation) against the product's " +
+			"roll-up, and each allocation to a position against that branch times how many of it the product holds: pass, fail or no_data.",
 		Idempotent: true, Short: true, TimeoutSeconds: 60}, computeHierarchyRollup,
 		positionRefRule("root", "the position whose branch to roll up: KEY, KEY@n or a node id (read as its current revision)"))
 }
@@ -173,5 +175,24 @@ func computeHierarchyRollup(ctx context.Context, b *Backend, a computeHierarchyR
 	if err != nil {
 		return nil, err
 	}
-	return twin.ComputeRollup(ctx, b.Store, p.ID, a.Root)
+	r, err := twin.ComputeRollup(ctx, b.Store, p.ID, a.Root)
+	if err != nil {
+		return nil, err
+	}
+	budgets, err := twin.HoldBudgets(ctx, b.Store, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	return struct {
+		twin.Rollup
+		Budgets []twin.BudgetStatus `json:"budgets"`
+	}{r, nonNilBudgets(budgets)}, nil
+}
+
+// nonNilBudgets lists budgets as a JSON array, empty when there are none.
+func nonNilBudgets(b []twin.BudgetStatus) []twin.BudgetStatus {
+	if b == nil {
+		return []twin.BudgetStatus{}
+	}
+	return b
 }

@@ -22,7 +22,7 @@ var projectResources = []struct {
 	render                   func(ctx context.Context, b *Backend, p twin.Project) (any, error)
 }{
 	{"brief", "Project brief", "What this project is and what has been built in it, newest work first.", renderBrief},
-	{"hierarchy", "Product hierarchy", "Each root product's tree of positions with mass, cost and power rolled up (a figure nothing gives is no_data, named, never zero); with no hierarchy, the committed parts and their masses.", renderHierarchy},
+	{"hierarchy", "Product hierarchy", "Each root product's tree of positions with mass, cost and power rolled up (a figure nothing gives is no_data, named, never zero); with no hierarchy, the committed parts and their masses; and each budget held against the roll-up.", renderHierarchy},
 	{"requirements", "Requirements and their evidence", "Every requirement against the evidence that verifies it, with its live status; no_data is not a pass.", renderRequirements},
 	{"decisions", "Decisions", "Recorded decisions, their rationale and the alternatives considered.", renderDecisions},
 	{"risks", "Risks", "Recorded risk entities.", renderRisks},
@@ -95,7 +95,11 @@ func renderHierarchy(ctx context.Context, b *Backend, p twin.Project) (any, erro
 	for i, r := range ps.Roots {
 		roots[i] = r.Root
 	}
-	out := map[string]any{"project_id": p.ID, "roots": roots}
+	budgets, err := twin.HoldBudgets(ctx, b.Store, p.ID)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{"project_id": p.ID, "roots": roots, "budgets": nonNilBudgets(budgets)}
 	switch {
 	case len(roots) > 0:
 	case len(ps.Parts) > 0:
