@@ -20,7 +20,6 @@ const (
 	iterationNodeType = "design_loop_iteration"
 	outcomeNodeType   = "design_loop_outcome"
 	edgeOutcomeOf     = "OUTCOME_OF"
-	edgeGeneratedFrom = "GENERATED_FROM"
 )
 
 // RecordDesignLoop writes the loop's node once and returns its id.
@@ -60,7 +59,7 @@ func (b *Backend) RecordLoopOutcome(ctx context.Context, r twin.OutcomeRecord) e
 	links := []twin.Link{{Type: edgeOutcomeOf, To: r.LoopNodeID}}
 	if r.WinnerNodeID != "" {
 		props["winner_node_id"], props["winner_value"] = r.WinnerNodeID, r.WinnerValue
-		links = append(links, twin.Link{Type: edgeGeneratedFrom, To: r.WinnerNodeID})
+		links = append(links, twin.Link{Type: twin.EdgeGeneratedFrom, To: r.WinnerNodeID})
 	}
 	if r.Approver != "" {
 		props["approved_by"], props["approver_verified"], props["comment"] = r.Approver, r.ApproverVerified, r.Comment
@@ -78,7 +77,7 @@ func (b *Backend) RecordLoopOutcome(ctx context.Context, r twin.OutcomeRecord) e
 		Properties: map[string]any{"decision": fmt.Sprintf("%s = %.6g mm", r.Parameter, r.WinnerValue),
 			"rationale":   fmt.Sprintf("the converged winner of design loop %s (%s), approved by %s", r.LoopID, r.Reason, r.Approver),
 			"approved_by": r.Approver, "approver_verified": r.ApproverVerified},
-		Links:          []twin.Link{{Type: edgeGeneratedFrom, To: r.WinnerNodeID}},
+		Links:          []twin.Link{{Type: twin.EdgeGeneratedFrom, To: r.WinnerNodeID}},
 		IdempotencyKey: fmt.Sprintf("design-loop/%s/decision", r.LoopID)})
 	return err
 }
