@@ -13,7 +13,9 @@ import (
 // branch times how many of it the product holds.
 func testSystemBudgets(t *testing.T, s twin.Store) {
 	g := newGraph(t, s, "Budgets")
-	power := func(peak, avg, diss float64) *twin.Power { return &twin.Power{PeakW: &peak, AverageW: &avg, DissipationW: &diss} }
+	power := func(peak, avg, diss float64) *twin.Power {
+		return &twin.Power{PeakW: &peak, AverageW: &avg, DissipationW: &diss}
+	}
 	robot := g.position(twin.HierarchyNodeWrite{Name: "Robot", Level: "product"})
 	arm := g.position(twin.HierarchyNodeWrite{Name: "Arm", Level: "assembly", Parent: robot.Item.Key, Quantity: ptr(2)})
 	g.position(twin.HierarchyNodeWrite{Name: "Motor", Level: "part", Parent: arm.Item.Key, Power: power(40, 10, 5),
