@@ -3,16 +3,20 @@ package twin
 import (
 	"context"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
 
 // Reading a product hierarchy. A parent's CONTAINS edges point at the
 // revision of each child that was current when the edge was made; a child
-// revised since is read as its item's head. A child whose head names
+// revised since is read as its item's head. The edges of every revision
+// of the parent are read, not only its head's: a child added to the head
+// while the parent was being revised lands on the revision that was head
+// then, and must not drop out of the tree. A child whose head names
 // another parent (parent_key) has moved there, and its old edge is not
 // read. The edge to a child's newest revision gives its quantity and
-// placement.
+// placement, from the newest parent revision that has one.
 
 // containedChild is a position as its parent contains it.
 type containedChild struct {
@@ -24,7 +28,7 @@ type containedChild struct {
 // hierarchyChildren are the positions a position contains, in the order
 // their items were made.
 func hierarchyChildren(ctx context.Context, s Store, parent Node) ([]containedChild, error) {
-	nbs, err := s.Neighbors(ctx, parent.ID, Outgoing, EdgeContains)
+	nbs, err := containsEdgesOfItem(ctx, s, parent)
 	if err != nil {
 		return nil, err
 	}
@@ -66,6 +70,28 @@ func hierarchyChildren(ctx context.Context, s Store, parent Node) ([]containedCh
 	out := make([]containedChild, len(found))
 	for i, e := range found {
 		out[i] = e.child
+	}
+	return out, nil
+}
+
+// containsEdgesOfItem are the CONTAINS edges of every revision of the
+// parent's item, the newest revision's first.
+func containsEdgesOfItem(ctx context.Context, s Store, parent Node) ([]Neighbor, error) {
+	revs := []Node{parent}
+	if parent.ItemKey != "" {
+		var err error
+		if revs, err = s.Revisions(ctx, parent.ProjectID, parent.ItemKey); err != nil {
+			return nil, err
+		}
+		slices.Reverse(revs)
+	}
+	var out []Neighbor
+	for _, r := range revs {
+		nbs, err := s.Neighbors(ctx, r.ID, Outgoing, EdgeContains)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, nbs...)
 	}
 	return out, nil
 }

@@ -55,6 +55,7 @@ func runRules(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"FirmwareScaffoldFromJointsAndPins", testFirmwareScaffold},
 		{"HarnessEstimateAlongTheChain", testHarnessEstimate},
 		{"SystemBudgetsHeldByTheRollup", testSystemBudgets},
+		{"HierarchyKeepsAChildAddedDuringARevision", testHierarchyKeepsALateChild},
 		{"ConceptSelectionWeighsRecordedScores", testConceptSelection},
 		{"ComponentChoiceHoldsCandidatesAgainstRequirements", testComponentChoice},
 		{"TypedDocumentsAreCheckedRevisedAndLinked", testTypedDocuments},
