@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the solvers MetaForge's adapters drive, when missing: ngspice,
-# CalculiX (ccx), gmsh and KiCad 6 with its pcbnew Python module (Debian),
-# and CadQuery 2.8 (PyPI) for the cadquery adapter's Python. Without them
+# CalculiX (ccx), gmsh, KiCad 6 with its pcbnew Python module and FreeCAD
+# 0.20 headless with VTK for its mesher (Debian), and CadQuery 2.8 (PyPI)
+# for the cadquery adapter's Python. Without them
 # metaforge serve starts, but health reports those adapters unreachable.
 # Safe to run again: it installs nothing that is already there.
 #
@@ -18,8 +19,10 @@ if [ "${1:-}" = --or-advise ]; then
 fi
 
 # The Pythons the adapters use: KiCad's pcbnew is Debian's /usr/bin/python3
-# (METAFORGE_KICAD_PYTHON), CadQuery is python3's (METAFORGE_CADQUERY_PYTHON).
+# (METAFORGE_KICAD_PYTHON), so is FreeCAD's compiled module
+# (METAFORGE_FREECAD_PYTHON), CadQuery is python3's (METAFORGE_CADQUERY_PYTHON).
 kicad_python=${METAFORGE_KICAD_PYTHON:-/usr/bin/python3}
+freecad_python=${METAFORGE_FREECAD_PYTHON:-/usr/bin/python3}
 cadquery_python=${METAFORGE_CADQUERY_PYTHON:-python3}
 
 # has_module says whether python can find module, without the seconds that
@@ -34,6 +37,9 @@ missing_solvers() {
 	command -v gmsh >/dev/null 2>&1 || echo gmsh
 	has_module "$kicad_python" pcbnew || echo kicad
 	has_module "$cadquery_python" cadquery || echo cadquery
+	# FreeCAD's module is not on Python's path: its lib folder is
+	# (adapters/freecad/install.go names the same folders).
+	PYTHONPATH=/usr/lib/freecad/lib has_module "$freecad_python" FreeCAD || echo freecad
 }
 
 mapfile -t missing < <(missing_solvers)
@@ -76,6 +82,7 @@ for solver in "${missing[@]}"; do
 	ccx) apt_install calculix-ccx ;;
 	gmsh) apt_install gmsh ;;
 	kicad) apt_install --no-install-recommends kicad ;;
+	freecad) apt_install --no-install-recommends freecad-python3 libvtk9.1 ;;
 	cadquery)
 		# Pinned: the adapter is written against 2.8.
 		if ! command -v "$cadquery_python" >/dev/null 2>&1 || ! "$cadquery_python" -m pip --version >/dev/null 2>&1; then

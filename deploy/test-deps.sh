@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what MetaForge's tests need beyond Go, when it is missing:
 # bubblewrap, PostgreSQL, docker-compose, the solvers (deploy/install-solvers.sh:
-# ngspice, CalculiX, gmsh, KiCad 6, CadQuery 2.8) and KiCad's demos (Debian),
+# ngspice, CalculiX, gmsh, KiCad 6, FreeCAD 0.20, CadQuery 2.8) and KiCad's demos (Debian),
 # Chromium (Debian; the e2e test of the Approvals page drives it
 # headless with playwright-core), Node.js and npm (the TypeScript MCP SDK drives
 # the server as an independent client), and the e2e packages from npm at the
