@@ -20,6 +20,7 @@ type Twin interface {
 	ImportTwin
 	OverhangTwin
 	ChangeTwin
+	CadSessionTwin
 }
 
 // RegisterToolActivities registers, on an adapter queue's worker, the
@@ -43,9 +44,10 @@ func RegisterWorkflowActivities(r worker.ActivityRegistry, tools *Tools, twin Tw
 	imports := &Imports{Steps: designFlows}
 	overhangs := &Overhangs{Steps: designFlows}
 	changes := &Changes{Steps: designFlows}
+	cadRecords := &CadRecords{}
 	if twin != nil {
 		designFlows.Facts, designFlows.LoadCases, loops.Twin, metrics.Twin, thermal.Twin = twin, twin, twin, twin, twin
-		changes.Twin, imports.Twin, overhangs.Twin = twin, twin, twin
+		changes.Twin, imports.Twin, overhangs.Twin, cadRecords.Twin = twin, twin, twin, twin
 	} else {
 		designFlows.Facts = noTwin{}
 	}
@@ -76,6 +78,21 @@ func RegisterWorkflowActivities(r worker.ActivityRegistry, tools *Tools, twin Tw
 		workflows.RecordChangeEventActivity:        changes.RecordChangeEvent,
 		workflows.PrepareReplayCallActivity:        changes.PrepareReplayCall,
 		workflows.ConfirmRevalidationActivity:      changes.ConfirmRevalidation,
+		workflows.RecordCadSessionActivity:         cadRecords.RecordCadSession,
+	} {
+		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
+	}
+}
+
+// RegisterCadSessionActivities registers, on the worker of the queue whose
+// adapter holds CAD documents (workflows.CadSessionAdapter), the
+// activities a CadSession workflow runs in its worker session.
+func RegisterCadSessionActivities(r worker.ActivityRegistry, c *CadSessions) {
+	for name, fn := range map[string]any{
+		workflows.OpenCadDocumentActivity:  c.OpenCadDocument,
+		workflows.ApplyCadEditActivity:     c.ApplyCadEdit,
+		workflows.SaveCadDocumentActivity:  c.SaveCadDocument,
+		workflows.CloseCadDocumentActivity: c.CloseCadDocument,
 	} {
 		r.RegisterActivityWithOptions(fn, activity.RegisterOptions{Name: name})
 	}

@@ -85,6 +85,10 @@ type Deps struct {
 	// Twin is what the workflows' activities read and record (gates,
 	// loops, evaluations); nil: those activities fail and say why.
 	Twin activities.Twin
+	// CadDocuments are this process's live CAD documents (the freecad
+	// adapter's): with them, the freecad queue's worker takes CadSession
+	// workflows' worker sessions. nil: it takes none.
+	CadDocuments activities.CadDocuments
 }
 
 // HeartbeatThrottle is the longest a tool's heartbeat waits to be sent.
@@ -95,7 +99,11 @@ func StartWorkersWith(c client.Client, reg *adapters.Registry, queues []string, 
 	tools := &activities.Tools{Registry: reg, Runtimes: d.Runtimes, WorkspaceRoot: d.WorkspaceRoot, ReadRoots: d.ReadRoots}
 	w := &Workers{queues: queues}
 	for _, q := range queues {
+		cadSessions := d.CadDocuments != nil && q == workflows.AdapterTaskQueue(workflows.CadSessionAdapter)
 		wk := sdkworker.New(c, q, sdkworker.Options{
+			// A CAD session's document lives in this process: a worker
+			// session pins the session's activities here.
+			EnableSessionWorker:              cadSessions,
 			MaxConcurrentWorkflowTaskPollers: 4,
 			MaxConcurrentActivityTaskPollers: 4,
 			// A heartbeat is how a running tool hears that its call
@@ -110,6 +118,9 @@ func StartWorkersWith(c client.Client, reg *adapters.Registry, queues []string, 
 			activities.RegisterWorkflowActivities(wk, tools, d.Twin)
 		} else {
 			activities.RegisterToolActivities(wk, tools)
+		}
+		if cadSessions {
+			activities.RegisterCadSessionActivities(wk, &activities.CadSessions{Documents: d.CadDocuments, WorkspaceRoot: d.WorkspaceRoot})
 		}
 		if err := wk.Start(); err != nil {
 			w.Stop()

@@ -1,0 +1,18 @@
+package twin
+
+import (
+	"context"
+
+	"github.com/metaforge/metaforge/twin"
+)
+
+// RecordSessionGeometry records a closed CAD editing session's document
+// as the next revision of its cad_model item, through the one geometry
+// recorder, and names the revision (KEY@n).
+func (b *Backend) RecordSessionGeometry(ctx context.Context, w twin.GeometryWrite) (string, error) {
+	n, _, _, err := twin.CommitGeometry(ctx, b.Store, b.Blobs, w)
+	if err != nil {
+		return "", asProtocolRefusal(classify(err))
+	}
+	return n.RefOrID(), nil
+}
