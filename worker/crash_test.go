@@ -27,6 +27,10 @@ import (
 const workerProcessEnv = "METAFORGE_TEST_WORKER_OF"
 
 func TestMain(m *testing.M) {
+	if addr := os.Getenv(cadWorkerEnv); addr != "" {
+		runCadWorkerProcess(addr)
+		return
+	}
 	if addr := os.Getenv(workerProcessEnv); addr != "" {
 		runWorkerProcess(addr)
 		return

@@ -1,0 +1,221 @@
+package freecad
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/protocol"
+)
+
+// SessionEngine reaches CAD editing sessions, which are durable processes
+// (the CadSession workflow); the session tools know nothing of Temporal.
+type SessionEngine interface {
+	// SessionProcess describes a new session as the detached process
+	// that holds it; the opening call's workflow starts it.
+	SessionProcess(s SessionStart) (adapters.Process, error)
+	// Operate asks a session to run one op of its document (an Update
+	// of its workflow) and answers with the op's result. An unknown
+	// session is ErrNoSession; a closed one ErrSessionClosed.
+	Operate(ctx context.Context, sessionID, op string, args json.RawMessage, journal bool) (SessionAnswer, error)
+	// CloseSession closes a session, saving its document, and answers
+	// with where it stands.
+	CloseSession(ctx context.Context, sessionID, reason, by string) (json.RawMessage, error)
+}
+
+// SessionStart is a session to open.
+type SessionStart struct {
+	SessionID, ProjectID, Base, Name, CreatedBy string
+	IdleSeconds                                 int
+}
+
+// SessionAnswer is an op's answer and where the session stands.
+type SessionAnswer struct {
+	Data    json.RawMessage
+	Edits   int
+	Rebuilt bool
+}
+
+// Session engine errors.
+var (
+	ErrNoSession     = errors.New("no such CAD session")
+	ErrSessionClosed = errors.New("the CAD session is closed")
+)
+
+// Session tool ids that are not ops of the document.
+const (
+	ToolOpenSession  = "freecad.open_session"
+	ToolCloseSession = "freecad.close_session"
+)
+
+// sessionIdleMax bounds idle_seconds: a day.
+const sessionIdleMax = 86400
+
+// sessionTools are the editing-session tools: opening and closing a
+// session, and one tool per op of its document (SessionOps), each an
+// Update of the session's workflow.
+func (a *Adapter) sessionTools() []tool {
+	out := []tool{openSessionTool(), closeSessionTool()}
+	for _, op := range SessionOps() {
+		out = append(out, opTool(op))
+	}
+	return out
+}
+
+type openSessionArgs struct {
+	ProjectID   string `json:"project_id,omitempty" jsonschema:"The project whose cad_model the document is recorded as when the session closes; without one the document is saved in the workspace only."`
+	BaseFile    string `json:"base_file,omitempty" jsonschema:"A STEP or FreeCAD document (.FCStd) in the workspace to start from (from freecad.import_step or twin.stage_work_product_file); omit for a new document."`
+	Name        string `json:"name,omitempty" jsonschema:"The part's name: the cad_model the document is recorded as."`
+	IdleSeconds int    `json:"idle_seconds,omitempty" jsonschema:"Close the session (saving its document) after this long without an operation; default 1800."`
+}
+
+func openSessionTool() tool {
+	m := adapters.Manifest{
+		ToolID: ToolOpenSession, AdapterID: AdapterID, Name: "Open a FreeCAD editing session",
+		Description: "Open a CAD editing session: one live FreeCAD document, edited feature by feature with the freecad.* session " +
+			"tools (create_sketch, pad_sketch, pocket_sketch, fillet, ..., describe_model, export_model) by its session_id. The session " +
+			"is a durable workflow (cad-session-<session_id>): every edit is journalled, so if its worker dies the document is rebuilt " +
+			"on another and the session_id stays the same. It closes with freecad.close_session, or by itself after idle_seconds, " +
+			"saving the document (and, with a project_id, recording it as a cad_model).",
+		Capability: "cad_session", TimeoutSeconds: 30,
+	}
+	m.InputSchema = adapters.SchemaFor[openSessionArgs](
+		adapters.At("idle_seconds", adapters.Minimum(10), adapters.Maximum(sessionIdleMax)),
+		adapters.At("name", adapters.MaxLength(200)))
+	return tool{manifest: m, call: (*Adapter).openSession}
+}
+
+func (a *Adapter) openSession(ctx context.Context, raw json.RawMessage) (*adapters.Result, error) {
+	var in openSessionArgs
+	if err := adapters.DecodeArguments(raw, &in); err != nil {
+		return nil, err
+	}
+	if a.sessions == nil {
+		return nil, protocol.Unavailable("editing sessions need the Temporal worker that holds them; this server runs none")
+	}
+	base := ""
+	if in.BaseFile != "" {
+		ext := strings.ToLower(in.BaseFile[strings.LastIndex(in.BaseFile, ".")+1:])
+		if ext != "step" && ext != "stp" && ext != "fcstd" {
+			return nil, protocol.Invalid("base_file %s is not a STEP (.step, .stp) or FreeCAD document (.FCStd)", in.BaseFile)
+		}
+		p, err := a.ws.ResolveRead("base_file", in.BaseFile)
+		if err != nil {
+			return nil, err
+		}
+		base = p
+	}
+	ci := adapters.CallInfoFrom(ctx)
+	// The call's id names the session, so a retried call opens the same one.
+	sum := sha256.Sum256([]byte("cad-session:" + ci.CallID))
+	id := hex.EncodeToString(sum[:8])
+	p, err := a.sessions.SessionProcess(SessionStart{SessionID: id, ProjectID: in.ProjectID, Base: base, Name: in.Name,
+		CreatedBy: ci.Requester, IdleSeconds: in.IdleSeconds})
+	if err != nil {
+		return nil, err
+	}
+	return &adapters.Result{Process: &p}, nil
+}
+
+type closeSessionArgs struct {
+	SessionID string `json:"session_id" jsonschema:"The session to close, from freecad.open_session."`
+	Reason    string `json:"reason,omitempty" jsonschema:"Why, recorded with the session."`
+}
+
+func closeSessionTool() tool {
+	m := adapters.Manifest{
+		ToolID: ToolCloseSession, AdapterID: AdapterID, Name: "Close a FreeCAD editing session",
+		Description: "Close a CAD editing session: its document is saved as a FreeCAD document and a STEP (placements baked) in the " +
+			"session's folder, and, when the session has a project, recorded as the next revision of its cad_model. Answers with " +
+			"the session's final state: saved (document, step, the STEP's measured properties, work_product_id) and its edit count.",
+		Capability: "cad_session", TimeoutSeconds: 300,
+	}
+	m.InputSchema = adapters.SchemaFor[closeSessionArgs](adapters.At("session_id", adapters.Pattern(sessionIDPattern)))
+	return tool{manifest: m, call: (*Adapter).closeSession}
+}
+
+// sessionIDPattern is a session id as freecad.open_session makes them.
+const sessionIDPattern = "^[0-9a-f]{16}$"
+
+func (a *Adapter) closeSession(ctx context.Context, raw json.RawMessage) (*adapters.Result, error) {
+	var in closeSessionArgs
+	if err := adapters.DecodeArguments(raw, &in); err != nil {
+		return nil, err
+	}
+	if a.sessions == nil {
+		return nil, protocol.Unavailable("editing sessions need the Temporal worker that holds them; this server runs none")
+	}
+	out, err := a.sessions.CloseSession(ctx, in.SessionID, in.Reason, adapters.CallInfoFrom(ctx).Requester)
+	if err != nil {
+		return nil, sessionError(in.SessionID, err)
+	}
+	return &adapters.Result{Data: out}, nil
+}
+
+// opTool is the tool of one document op: its arguments checked against
+// the op's own type, then sent to the session as an Update.
+func opTool(op SessionOp) tool {
+	m := adapters.Manifest{
+		ToolID: AdapterID + "." + op.Name, AdapterID: AdapterID, Name: op.Title,
+		Description: op.Description + " Runs in the live document of a session from freecad.open_session (session_id).",
+		Capability:  "cad_session", InputSchema: op.Schema(), TimeoutSeconds: 300,
+	}
+	return tool{manifest: m, call: func(a *Adapter, ctx context.Context, raw json.RawMessage) (*adapters.Result, error) {
+		args, err := CheckSessionOp(op.Name, raw)
+		if err != nil {
+			return nil, err
+		}
+		var id struct {
+			SessionID string `json:"session_id"`
+		}
+		_ = json.Unmarshal(args, &id)
+		if a.sessions == nil {
+			return nil, protocol.Unavailable("editing sessions need the Temporal worker that holds them; this server runs none")
+		}
+		ans, err := a.sessions.Operate(ctx, id.SessionID, op.Name, args, op.Edits)
+		if err != nil {
+			return nil, sessionError(id.SessionID, err)
+		}
+		data, err := withSession(ans, id.SessionID)
+		if err != nil {
+			return nil, err
+		}
+		return &adapters.Result{Data: data}, nil
+	}}
+}
+
+// withSession adds the session's standing to an op's answer.
+func withSession(ans SessionAnswer, sessionID string) (json.RawMessage, error) {
+	var data map[string]any
+	if err := json.Unmarshal(ans.Data, &data); err != nil || data == nil {
+		data = map[string]any{"result": json.RawMessage(ans.Data)}
+	}
+	data["session_id"], data["session_edits"] = sessionID, ans.Edits
+	if ans.Rebuilt {
+		data["session_rebuilt"] = true
+	}
+	out, err := json.Marshal(data)
+	if err != nil {
+		return nil, &protocol.Error{Code: protocol.InternalError, Details: "the op's answer cannot be encoded: " + err.Error()}
+	}
+	return out, nil
+}
+
+// sessionError says what to do about a session the engine could not reach.
+func sessionError(sessionID string, err error) error {
+	var pe *protocol.Error
+	switch {
+	case errors.As(err, &pe):
+		return pe
+	case errors.Is(err, ErrNoSession):
+		return protocol.Invalid("no CAD session %s; open one with freecad.open_session", sessionID)
+	case errors.Is(err, ErrSessionClosed):
+		return protocol.Refusal("%v; open a new one with freecad.open_session (its document is kept: see freecad.close_session's answer)", err)
+	}
+	return fmt.Errorf("CAD session %s: %w", sessionID, err)
+}
