@@ -265,8 +265,8 @@ def pick_part(parts, label, field, path):
     for p in parts:
         if p[0] == label:
             return p
-    raise Refusal("%s %r is not a part of %s; its parts are %s" % (
-        field, label, path, ", ".join(repr(p[0]) for p in parts)))
+    raise Refusal("%s %s is not a part of %s; its parts are %s" % (
+        field, json.dumps(label), path, ", ".join(json.dumps(p[0]) for p in parts)))
 
 
 # --------------------------------------------------------- STEP colours
