@@ -173,8 +173,8 @@ func freecadScript(t *testing.T, script string) {
 
 // Closed forms of the supplier's three parts.
 const (
-	baseVolume = 40.0 * 30 * 10              // box 40 x 30 x 10
-	pinVolume  = math.Pi * 5 * 5 * 20        // cylinder r 5, h 20
+	baseVolume = 40.0 * 30 * 10                // box 40 x 30 x 10
+	pinVolume  = math.Pi * 5 * 5 * 20          // cylinder r 5, h 20
 	capVolume  = 4.0 / 3 * math.Pi * 8 * 8 * 8 // sphere r 8
 )
 
