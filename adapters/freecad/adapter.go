@@ -32,6 +32,7 @@ type Adapter struct {
 	tools  []tool
 
 	// sessions runs the editing sessions (see session_tools.go).
+	//lint:ignore U1000 the session tools, which use it, replace session_tools.go
 	sessions SessionEngine
 }
 
