@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -37,6 +38,12 @@ func (a *Adapter) input(field, path string, kinds ...string) (string, error) {
 	ext := strings.ToLower(filepath.Ext(resolved))
 	for _, k := range kinds {
 		if exts(k) != nil && slices.Contains(exts(k), ext) {
+			if k == ".step" {
+				// OpenCASCADE opens the files a STEP references.
+				if err := gmsh.CheckStepRefs(field, resolved, "FreeCAD"); err != nil {
+					return "", err
+				}
+			}
 			return resolved, nil
 		}
 	}

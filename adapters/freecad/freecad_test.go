@@ -558,6 +558,15 @@ func TestBadArgumentsSayWhatToFix(t *testing.T) {
 	mustFail(t, direct(freecad.ToolMeasure, map[string]any{"input_file": box, "to_part": "Pin"}), `to_part "Pin" needs part`)
 	mustFail(t, direct("freecad.nothing", nil), `adapter freecad has no tool "freecad.nothing"`)
 
+	// A STEP that names a file outside itself is refused before FreeCAD
+	// would open that file.
+	linked := filepath.Join(ws.Root, "linked.step")
+	if err := os.WriteFile(linked, []byte("ISO-10303-21;\nDATA;\n#1 = DOCUMENT_FILE('/etc/passwd','/etc/passwd',$,#2,'',$);\nENDSEC;\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	mustFail(t, direct(freecad.ToolDescribeStepFile, map[string]any{"input_file": linked}),
+		`DOCUMENT_FILE names "/etc/passwd", a file outside the part for FreeCAD to read`)
+
 	// A file FreeCAD cannot read is refused, and the call leaves nothing.
 	junk := filepath.Join(ws.Root, "junk.step")
 	if err := os.WriteFile(junk, []byte("not a STEP file"), 0o644); err != nil {
