@@ -649,3 +649,27 @@ func TestShapesAgreeWithCadQuery(t *testing.T) {
 	near(t, "tube volume", num(t, tube, "volume_mm3"), math.Pi/4*(400-64)*50, 1e-9)
 	near(t, "tube area", num(t, tube, "surface_area_mm2"), math.Pi/2*(400-64)+math.Pi*28*50, 1e-9)
 }
+
+// A FreeCAD part whose placement turns and moves it is meshed where the
+// placement puts it: the placement is baked into the STEP gmsh meshes.
+func TestGenerateMeshBakesAPlacement(t *testing.T) {
+	_, ws := setup(t)
+	doc := filepath.Join(ws.Root, "placed.FCStd")
+	freecadScript(t, `
+import FreeCAD, Part
+doc = FreeCAD.newDocument("placed")
+o = doc.addObject("Part::Feature", "Block")
+o.Shape = Part.makeBox(10, 10, 10)
+o.Placement = FreeCAD.Placement(FreeCAD.Vector(100, 0, 0), FreeCAD.Rotation(FreeCAD.Vector(0, 0, 1), 90))
+doc.recompute()
+doc.saveAs("`+doc+`")
+`)
+	// [0, 10]^3 turned a quarter about Z is [-10, 0] x [0, 10] x [0, 10], then 100 along X.
+	lo, hi := [3]float64{90, 0, 0}, [3]float64{100, 10, 10}
+	bboxIs(t, "measured", call(t, freecad.ToolMeasure, map[string]any{"input_file": doc})["bounding_box"], lo, hi)
+	out := call(t, freecad.ToolGenerateMesh, map[string]any{"input_file": doc, "element_order": 1, "mesh_size_mm": 5})
+	bboxIs(t, "mesh_bbox_mm", out["mesh_bbox_mm"], lo, hi)
+	if out["placement_baked"] != true {
+		t.Errorf("placement_baked = %v", out["placement_baked"])
+	}
+}
