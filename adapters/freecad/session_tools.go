@@ -84,17 +84,12 @@ func openSessionTool() tool {
 			"saving the document (and, with a project_id, recording it as a cad_model).",
 		Capability: "cad_session", TimeoutSeconds: 30,
 	}
-	m.InputSchema = adapters.SchemaFor[openSessionArgs](
+	return adapters.Declare(m, method((*Adapter).openSession),
 		adapters.At("idle_seconds", adapters.Minimum(10), adapters.Maximum(sessionIdleMax)),
 		adapters.At("name", adapters.MaxLength(200)))
-	return tool{manifest: m, call: (*Adapter).openSession}
 }
 
-func (a *Adapter) openSession(ctx context.Context, raw json.RawMessage) (*adapters.Result, error) {
-	var in openSessionArgs
-	if err := adapters.DecodeArguments(raw, &in); err != nil {
-		return nil, err
-	}
+func (a *Adapter) openSession(ctx context.Context, in openSessionArgs) (any, error) {
 	if a.sessions == nil {
 		return nil, protocol.Unavailable("editing sessions need the Temporal worker that holds them; this server runs none")
 	}
@@ -119,8 +114,11 @@ func (a *Adapter) openSession(ctx context.Context, raw json.RawMessage) (*adapte
 	if err != nil {
 		return nil, err
 	}
-	return &adapters.Result{Process: &p}, nil
+	return processAnswer{p}, nil
 }
+
+// processAnswer is a tool's answer that is a durable process to start.
+type processAnswer struct{ p adapters.Process }
 
 type closeSessionArgs struct {
 	SessionID string `json:"session_id" jsonschema:"The session to close, from freecad.open_session."`
@@ -135,18 +133,13 @@ func closeSessionTool() tool {
 			"the session's final state: saved (document, step, the STEP's measured properties, work_product_id) and its edit count.",
 		Capability: "cad_session", TimeoutSeconds: 300,
 	}
-	m.InputSchema = adapters.SchemaFor[closeSessionArgs](adapters.At("session_id", adapters.Pattern(sessionIDPattern)))
-	return tool{manifest: m, call: (*Adapter).closeSession}
+	return adapters.Declare(m, method((*Adapter).closeSession), adapters.At("session_id", adapters.Pattern(sessionIDPattern)))
 }
 
 // sessionIDPattern is a session id as freecad.open_session makes them.
 const sessionIDPattern = "^[0-9a-f]{16}$"
 
-func (a *Adapter) closeSession(ctx context.Context, raw json.RawMessage) (*adapters.Result, error) {
-	var in closeSessionArgs
-	if err := adapters.DecodeArguments(raw, &in); err != nil {
-		return nil, err
-	}
+func (a *Adapter) closeSession(ctx context.Context, in closeSessionArgs) (any, error) {
 	if a.sessions == nil {
 		return nil, protocol.Unavailable("editing sessions need the Temporal worker that holds them; this server runs none")
 	}
@@ -154,7 +147,7 @@ func (a *Adapter) closeSession(ctx context.Context, raw json.RawMessage) (*adapt
 	if err != nil {
 		return nil, sessionError(in.SessionID, err)
 	}
-	return &adapters.Result{Data: out}, nil
+	return out, nil
 }
 
 // opTool is the tool of one document op: its arguments checked against
@@ -165,7 +158,7 @@ func opTool(op SessionOp) tool {
 		Description: op.Description + " Runs in the live document of a session from freecad.open_session (session_id).",
 		Capability:  "cad_session", InputSchema: op.Schema(), TimeoutSeconds: 300,
 	}
-	return tool{manifest: m, call: func(a *Adapter, ctx context.Context, raw json.RawMessage) (*adapters.Result, error) {
+	return tool{Manifest: m, Run: func(ctx context.Context, a *Adapter, raw json.RawMessage) (any, error) {
 		args, err := CheckSessionOp(op.Name, raw)
 		if err != nil {
 			return nil, err
@@ -181,11 +174,7 @@ func opTool(op SessionOp) tool {
 		if err != nil {
 			return nil, sessionError(id.SessionID, err)
 		}
-		data, err := withSession(ans, id.SessionID)
-		if err != nil {
-			return nil, err
-		}
-		return &adapters.Result{Data: data}, nil
+		return withSession(ans, id.SessionID)
 	}}
 }
 

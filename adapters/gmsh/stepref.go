@@ -25,10 +25,15 @@ var stepRefEntity = regexp.MustCompile(`(?i)\b(DOCUMENT_FILE|APPLIED_EXTERNAL_ID
 // plainRef is a file name that stays in the folder it is read from.
 var plainRef = regexp.MustCompile(`^[A-Za-z0-9_][A-Za-z0-9_.+ -]*$`)
 
-func checkStepRefs(path string) error {
+func checkStepRefs(path string) error { return CheckStepRefs("input_file", path, "gmsh") }
+
+// CheckStepRefs is the same check for another reader of STEP files (the
+// freecad adapter's OpenCASCADE follows the same references): field names
+// the argument, reader the program that would follow them.
+func CheckStepRefs(field, path, reader string) error {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return protocol.Invalid("input_file %s cannot be read: %v", path, err)
+		return protocol.Invalid("%s %s cannot be read: %v", field, path, err)
 	}
 	text := string(data)
 	for _, m := range stepRefEntity.FindAllStringSubmatchIndex(text, -1) {
@@ -42,8 +47,8 @@ func checkStepRefs(path string) error {
 				continue
 			}
 			line := 1 + strings.Count(text[:m[0]], "\n")
-			return protocol.Invalid("input_file %s line %d: %s names %q, a file outside the part for gmsh to read; "+
-				"external references are followed only by plain file name: export the part as one STEP file", path, line, entity, name)
+			return protocol.Invalid("%s %s line %d: %s names %q, a file outside the part for %s to read; "+
+				"external references are followed only by plain file name: export the part as one STEP file", field, path, line, entity, name, reader)
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/calculix"
 	"github.com/metaforge/metaforge/adapters/call"
 	"github.com/metaforge/metaforge/adapters/flow"
+	"github.com/metaforge/metaforge/adapters/freecad"
 	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/kicad"
@@ -52,11 +53,13 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, w
 	for name, probe := range components {
 		checker.Components[name] = probe
 	}
+	mesher := gmsh.New(ws) // one gmsh adapter: its own tools, and freecad's meshing
 	all := []adapters.Adapter{
 		power.New(),
 		sp,
 		cadquery.New(ws, cadquery.Options{}),
-		gmsh.New(ws),
+		freecad.New(ws, freecad.Options{Mesher: mesher}),
+		mesher,
 		calculix.NewWith(ws, calculix.Options{MaxMemoryMB: feaMemory}),
 		kicad.New(ws),
 		call.New(worker.CallLookup{Client: t.Client}),
