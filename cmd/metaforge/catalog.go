@@ -58,7 +58,7 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, w
 		power.New(),
 		sp,
 		cadquery.New(ws, cadquery.Options{}),
-		freecad.New(ws, freecad.Options{Mesher: mesher}),
+		freecad.New(ws, freecad.Options{Mesher: mesher, Sessions: &runs.CadSessions{Client: t.Client}}),
 		mesher,
 		calculix.NewWith(ws, calculix.Options{MaxMemoryMB: feaMemory}),
 		kicad.New(ws),

@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/freecad"
 	"github.com/metaforge/metaforge/adapters/health"
 	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/approvals"
@@ -31,10 +32,13 @@ type runtime struct {
 	registry *adapters.Registry
 	health   *health.Checker
 	workers  *worker.Workers
-	runs     *runs.Service
-	changes  *runs.Changes
-	ops      *operations
-	profile  string
+	// cadDocuments are the live documents of the CAD sessions this
+	// process's workers hold.
+	cadDocuments *freecad.Documents
+	runs         *runs.Service
+	changes      *runs.Changes
+	ops          *operations
+	profile      string
 	// limits are --max-running-calls and --limits-<class>.
 	limits mcpserver.Limits
 	// approvals is the queue of held calls every MCP server of this
@@ -96,8 +100,11 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 			rt.stop()
 			return nil, err
 		}
+		// The CAD sessions' live documents, held by this process's
+		// freecad worker (each a FreeCAD process, stopped with it).
+		rt.cadDocuments = freecad.NewDocuments(ws.Root)
 		rt.workers, err = worker.StartWorkersWith(t.Client, rt.registry, queues, logger, worker.Deps{
-			Runtimes: ops.solvers.runtimes, WorkspaceRoot: ws.Root, ReadRoots: ws.Extra, Twin: tw,
+			Runtimes: ops.solvers.runtimes, WorkspaceRoot: ws.Root, ReadRoots: ws.Extra, Twin: tw, CadDocuments: rt.cadDocuments,
 		})
 		if err != nil {
 			rt.stop()
@@ -127,6 +134,9 @@ func (rt *runtime) stop() {
 	}
 	if rt.workers != nil {
 		rt.workers.Stop()
+	}
+	if rt.cadDocuments != nil {
+		_ = rt.cadDocuments.CloseAll()
 	}
 	rt.temporal.Close()
 	_ = rt.twin.Store.Close(context.Background())
