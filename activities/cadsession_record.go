@@ -15,7 +15,9 @@ import (
 
 // CadSessionTwin is the twin as a closed CAD session records its document.
 type CadSessionTwin interface {
-	RecordSessionGeometry(ctx context.Context, w twin.GeometryWrite) (string, error)
+	// RecordSessionGeometry records w and names the revision it made:
+	// its node id and its KEY@n.
+	RecordSessionGeometry(ctx context.Context, w twin.GeometryWrite) (nodeID, itemRef string, err error)
 }
 
 // CadRecords is the CadSession workflow's activity on the workflows'
@@ -37,16 +39,17 @@ var sessionMeasured = []struct{ from, to string }{
 // revision of the project's cad_model named for the session, with the
 // properties measured from that STEP. The idempotency key is the
 // session's, so a retry records once.
-func (r *CadRecords) RecordCadSession(ctx context.Context, req workflows.RecordCadSessionRequest) (string, error) {
+func (r *CadRecords) RecordCadSession(ctx context.Context, req workflows.RecordCadSessionRequest) (workflows.CadRecorded, error) {
+	var rec workflows.CadRecorded
 	if r.Twin == nil {
-		return "", temporal.NewNonRetryableApplicationError(errNoCadTwin.Error(), "no_twin", nil)
+		return rec, temporal.NewNonRetryableApplicationError(errNoCadTwin.Error(), "no_twin", nil)
 	}
 	if req.Saved.STEP == "" {
-		return "", temporal.NewNonRetryableApplicationError("the session's document was saved without its STEP", "no_step", nil)
+		return rec, temporal.NewNonRetryableApplicationError("the session's document was saved without its STEP", "no_step", nil)
 	}
 	data, err := os.ReadFile(req.Saved.STEP)
 	if err != nil {
-		return "", fmt.Errorf("read the session's STEP: %w", err)
+		return rec, fmt.Errorf("read the session's STEP: %w", err)
 	}
 	var measured map[string]any
 	_ = json.Unmarshal(req.Saved.Export, &measured)
@@ -60,7 +63,8 @@ func (r *CadRecords) RecordCadSession(ctx context.Context, req workflows.RecordC
 	if name == "" {
 		name = "CAD session " + req.SessionID
 	}
-	return r.Twin.RecordSessionGeometry(ctx, twin.GeometryWrite{ProjectID: req.ProjectID, Name: name, Format: twin.FormatSTEP,
-		Data: data, Properties: props,
+	rec.NodeID, rec.ItemRef, err = r.Twin.RecordSessionGeometry(ctx, twin.GeometryWrite{ProjectID: req.ProjectID, Name: name,
+		Format: twin.FormatSTEP, Data: data, Properties: props,
 		Info: twin.WriteInfo{Author: req.CreatedBy, IdempotencyKey: "cad-session-" + req.SessionID}})
+	return rec, err
 }

@@ -257,13 +257,13 @@ func (s *cadRun) close(ctx workflow.Context, reason string) {
 			RetryPolicy:         &temporal.RetryPolicy{MaximumAttempts: 5},
 			Summary:             "record the document in project " + s.in.ProjectID,
 		})
-		var id string
+		var rec CadRecorded
 		err := workflow.ExecuteActivity(rctx, RecordCadSessionActivity, RecordCadSessionRequest{SessionID: s.in.SessionID,
-			ProjectID: s.in.ProjectID, Name: s.in.Name, CreatedBy: s.in.CreatedBy, Saved: saved}).Get(ctx, &id)
+			ProjectID: s.in.ProjectID, Name: s.in.Name, CreatedBy: s.in.CreatedBy, Saved: saved}).Get(ctx, &rec)
 		if err != nil {
 			s.st.Error = "the document was saved but not recorded in the project: " + err.Error()
 		}
-		saved.WorkProductID = id
+		saved.WorkProductID, saved.WorkProductRef = rec.NodeID, rec.ItemRef
 	}
 	s.st.Saved = &saved
 }

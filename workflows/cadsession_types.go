@@ -168,9 +168,17 @@ type CadSavedDocument struct {
 	Document string          `json:"document"`
 	STEP     string          `json:"step,omitempty"`
 	Export   json.RawMessage `json:"export,omitempty"`
-	// WorkProductID is the twin work product the closed session's
-	// document was recorded as (only with a project).
-	WorkProductID string `json:"work_product_id,omitempty"`
+	// WorkProductID and WorkProductRef name the twin cad_model revision
+	// the closed session's document was recorded as (only with a
+	// project): its node id, and its KEY@n.
+	WorkProductID  string `json:"work_product_id,omitempty"`
+	WorkProductRef string `json:"work_product_ref,omitempty"`
+}
+
+// CadRecorded is the cad_model revision a session's document became.
+type CadRecorded struct {
+	NodeID  string `json:"node_id"`
+	ItemRef string `json:"item_ref"`
 }
 
 // RecordCadSessionRequest records a closed session's document in the

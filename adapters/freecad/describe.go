@@ -27,7 +27,7 @@ var describeTool = adapters.Declare(adapters.Manifest{
 	AdapterID: AdapterID,
 	Name:      "Describe a STEP file's parts",
 	Description: "List the parts (STEP products) of a STEP file, such as a supplier's assembly, with FreeCAD: per part its label " +
-		"(the name the file gives it), volume_mm3, surface_area_mm2, bounding_box ({min, max, size}, mm, global frame) and colour " +
+		"(the name the file gives it), volume_mm3, surface_area_mm2, bounding_box ({min, max, size}, mm, global frame) and color " +
 		"([r, g, b] 0-1 from the file's styling, or null); then part_count, total_volume_mm3, total_surface_area_mm2 and the " +
 		"bounding_box of the whole. A FreeCAD document (.FCStd, e.g. from freecad.import_step) is described the same way. Writes nothing.",
 	Capability:     "cad_inspection",

@@ -299,15 +299,15 @@ func checkSupplierParts(t *testing.T, what string, out map[string]any) {
 	near(t, what+" Cap area", num(t, by["Cap"], "surface_area_mm2"), 4*math.Pi*64, 1e-3)
 	bboxIs(t, what+" Pin", by["Pin"]["bounding_box"], [3]float64{45, -5, 0}, [3]float64{55, 5, 20})
 	near(t, what+" total volume", num(t, out, "total_volume_mm3"), baseVolume+pinVolume+capVolume, 1e-3)
-	colour, ok := by["Pin"]["colour"].([]any)
+	colour, ok := by["Pin"]["color"].([]any)
 	if !ok || len(colour) != 3 {
-		t.Fatalf("%s: the Pin's colour is %v, want %v", what, by["Pin"]["colour"], pinColour)
+		t.Fatalf("%s: the Pin's colour is %v, want %v", what, by["Pin"]["color"], pinColour)
 	}
 	for i := range 3 {
 		near(t, what+" Pin colour", colour[i].(float64), pinColour[i], 1e-6)
 	}
-	if by["Base"]["colour"] != nil || by["Cap"]["colour"] != nil {
-		t.Errorf("%s: Base and Cap have no colour in the file, got %v and %v", what, by["Base"]["colour"], by["Cap"]["colour"])
+	if by["Base"]["color"] != nil || by["Cap"]["color"] != nil {
+		t.Errorf("%s: Base and Cap have no colour in the file, got %v and %v", what, by["Base"]["color"], by["Cap"]["color"])
 	}
 }
 

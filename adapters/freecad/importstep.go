@@ -36,7 +36,7 @@ var importTool = adapters.Declare(adapters.Manifest{
 		"in the call's own folder, ready to open as an editing session's base document. Headless FreeCAD drops a STEP's colours, so they " +
 		"are read from the file's styling (STYLED_ITEM ... COLOUR_RGB, matched to each part's product) and stored on each part's object " +
 		"(property MetaforgeColor, [r, g, b]), where they survive in the .FCStd. Returns output_file (absolute path) and the parts as " +
-		"freecad.describe_step_file gives them (label, volume_mm3, surface_area_mm2, bounding_box, colour) with their totals.",
+		"freecad.describe_step_file gives them (label, volume_mm3, surface_area_mm2, bounding_box, color) with their totals.",
 	Capability: "cad_import",
 	OutputSchema: schema(`{"type": "object", "additionalProperties": false, "required": [` + partsRequired + `, "output_file"], "properties": {` +
 		partsProperties + `, "output_file": {"type": "string", "description": "Absolute path of the FreeCAD document written."}}}`),

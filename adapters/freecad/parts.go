@@ -12,9 +12,9 @@ type Part struct {
 	VolumeMM3      float64               `json:"volume_mm3"`
 	SurfaceAreaMM2 float64               `json:"surface_area_mm2"`
 	BoundingBox    *cadquery.BoundingBox `json:"bounding_box"`
-	// Colour is [r, g, b], each 0-1, as the file gives it; nil when it
-	// gives none.
-	Colour *[3]float64 `json:"colour"`
+	// Color is [r, g, b], each 0-1, as the file gives it; nil when it
+	// gives none. Named "color" as spec 000 names it (parts[].color).
+	Color *[3]float64 `json:"color"`
 }
 
 // Parts is a file's parts and their totals.
@@ -36,13 +36,13 @@ const partsProperties = `
     "part_count": {"type": "integer", "minimum": 1},
     "parts": {"type": "array", "items": {
       "type": "object", "additionalProperties": false,
-      "required": ["label", "volume_mm3", "surface_area_mm2", "bounding_box", "colour"],
+      "required": ["label", "volume_mm3", "surface_area_mm2", "bounding_box", "color"],
       "properties": {
         "label": {"type": "string", "description": "The part's name in the file (its STEP product); FreeCAD adds 001, 002, ... to repeated names."},
         "volume_mm3": {"type": "number"},
         "surface_area_mm2": {"type": "number"},
         "bounding_box": ` + cadquery.NullableBBoxSchema + `,
-        "colour": ` + colourSchema + `
+        "color": ` + colourSchema + `
       }}},
     "total_volume_mm3": {"type": "number"},
     "total_surface_area_mm2": {"type": "number"},

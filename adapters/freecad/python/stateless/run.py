@@ -598,7 +598,7 @@ def export_geometry(args):
 
 
 def _part_record(label, shape, colour):
-    return dict(label=label, colour=colour, **summary(shape))
+    return dict(label=label, color=colour, **summary(shape))
 
 
 def _totals(parts, path):
