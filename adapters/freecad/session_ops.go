@@ -3,8 +3,11 @@ package freecad
 import (
 	"encoding/json"
 	"fmt"
+	"math/big"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 
@@ -317,21 +320,25 @@ func CheckSessionOp(name string, args json.RawMessage) (json.RawMessage, error) 
 	if err := adapters.DecodeArguments(args, ptr.Interface()); err != nil {
 		return nil, withOp(name, err)
 	}
-	var instance any
+	var instance map[string]any
 	if err := json.Unmarshal(adapters.ArgumentsOrEmpty(args), &instance); err != nil {
-		return nil, protocol.Invalid("%s: the arguments are not JSON: %v", name, err)
+		return nil, protocol.Invalid("%s: the arguments must be a JSON object: %v", name, err)
+	}
+	if id, _ := instance["session_id"].(string); id == "" {
+		return nil, protocol.Invalid("%s: session_id is required: the editing session, as freecad.open_session returned it", name)
+	}
+	// The op's own checks first: they say what to fix in its terms.
+	if c, ok := ptr.Interface().(interface{ check() error }); ok {
+		if err := c.check(); err != nil {
+			return nil, withOp(name, err)
+		}
 	}
 	resolved, err := op.resolved()
 	if err != nil {
 		return nil, &protocol.Error{Code: protocol.InternalError, Details: fmt.Sprintf("the schema of op %s: %v", name, err)}
 	}
-	if err := resolved.Validate(instance); err != nil {
+	if err := resolved.Validate(any(instance)); err != nil {
 		return nil, protocol.Invalid("%s: %s", name, schemaMessage(err))
-	}
-	if c, ok := ptr.Interface().(interface{ check() error }); ok {
-		if err := c.check(); err != nil {
-			return nil, withOp(name, err)
-		}
 	}
 	canonical, err := json.Marshal(ptr.Elem().Interface())
 	if err != nil {
@@ -430,10 +437,32 @@ func schemaMessage(err error) string {
 		}
 		msg = tail
 	}
+	msg = boundMessage(msg)
 	if len(path) > 0 {
 		return "argument " + strings.Join(path, ".") + ": " + msg
 	}
 	return "arguments: " + msg
+}
+
+// The validator words a bound as "exclusiveMinimum: -5/1 is less than
+// or equal to 0.000000"; an agent reads "must be greater than 0, not -5".
+var boundPattern = regexp.MustCompile(`^(exclusiveMinimum|minimum|exclusiveMaximum|maximum): (\S+) is (?:less|greater) than (?:or equal to )?(\S+)$`)
+
+func boundMessage(msg string) string {
+	m := boundPattern.FindStringSubmatch(msg)
+	if m == nil {
+		return msg
+	}
+	got, ok1 := new(big.Rat).SetString(m[2])
+	bound, ok2 := new(big.Rat).SetString(m[3])
+	if !ok1 || !ok2 {
+		return msg
+	}
+	g, _ := got.Float64()
+	b, _ := bound.Float64()
+	word := map[string]string{"exclusiveMinimum": "greater than", "minimum": "at least",
+		"exclusiveMaximum": "less than", "maximum": "at most"}[m[1]]
+	return fmt.Sprintf("must be %s %s, not %s", word, strconv.FormatFloat(b, 'g', -1, 64), strconv.FormatFloat(g, 'g', -1, 64))
 }
 
 // Checks a schema cannot say.
