@@ -110,7 +110,7 @@ func (c *CadSessions) SaveCadDocument(ctx context.Context, req workflows.SaveCad
 	}
 	if req.Export {
 		saved.STEP = filepath.Join(dir, trimExt(req.Name)+".step")
-		args, _ := json.Marshal(map[string]any{"session_id": req.SessionID, "output_path": saved.STEP})
+		args, _ := json.Marshal(map[string]any{"session_id": req.SessionID, "path": saved.STEP})
 		out, err := c.Documents.Apply(ctx, req.SessionID, cadExportOp, args)
 		if err != nil {
 			return saved, cadFailure("export the document's STEP", err)

@@ -106,7 +106,7 @@ func mustJSON(t *testing.T, v any) json.RawMessage {
 // measured from the STEP it wrote.
 func exportedVolume(t *testing.T, ctx context.Context, eng *runs.CadSessions, sessionID, dir string) float64 {
 	t.Helper()
-	ans := operate(t, ctx, eng, sessionID, "export_model", `{"output_path":"`+filepath.Join(dir, sessionID+".step")+`"}`)
+	ans := operate(t, ctx, eng, sessionID, "export_model", `{"path":"`+filepath.Join(dir, sessionID+".step")+`"}`)
 	var out struct {
 		Volume float64 `json:"volume_mm3"`
 	}

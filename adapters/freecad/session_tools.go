@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
@@ -62,6 +63,10 @@ const sessionIdleMax = 86400
 func (a *Adapter) sessionTools() []tool {
 	out := []tool{openSessionTool(), closeSessionTool()}
 	for _, op := range SessionOps() {
+		if op.Name == exportOp {
+			out = append(out, exportModelTool(op))
+			continue
+		}
 		out = append(out, opTool(op))
 	}
 	return out
@@ -207,4 +212,96 @@ func sessionError(sessionID string, err error) error {
 		return protocol.Refusal("%v; open a new one with freecad.open_session (its document is kept: see freecad.close_session's answer)", err)
 	}
 	return fmt.Errorf("CAD session %s: %w", sessionID, err)
+}
+
+// exportOp is the op that writes the document's STEP. Its tool takes a
+// plain file name in the call's own folder, never a path of the
+// client's choosing, and gives the op the absolute path.
+const exportOp = "export_model"
+
+type exportModelToolArgs struct {
+	SessionID  string               `json:"session_id" jsonschema:"The editing session, as freecad.open_session returned it."`
+	OutputPath string               `json:"output_path,omitempty"`
+	Objects    []string             `json:"objects,omitempty" jsonschema:"obj_ids to export; left out: every body with a solid and every loose solid."`
+	Color      []float64            `json:"color,omitempty" jsonschema:"[r, g, b], 0-1 or 0-255, for every part."`
+	PartColors map[string][]float64 `json:"part_colors,omitempty" jsonschema:"Part label to [r, g, b]; wins over color."`
+}
+
+func exportModelTool(op SessionOp) tool {
+	m := adapters.Manifest{
+		ToolID: AdapterID + "." + op.Name, AdapterID: AdapterID, Name: op.Title,
+		Description: op.Description + " The STEP is written in the call's own folder (output_path names it) and its absolute path " +
+			"returned as output_file. Runs in the live document of a session from freecad.open_session (session_id).",
+		Capability: "cad_session", TimeoutSeconds: 300,
+	}
+	return adapters.Declare(m, method((*Adapter).exportModel), adapters.At("session_id", adapters.Pattern(sessionIDPattern)),
+		outputRule("model.step", ".step or .stp"), adapters.At("color", adapters.MinItems(3), adapters.MaxItems(3)),
+		adapters.At("color[]", adapters.Minimum(0), adapters.Maximum(255)))
+}
+
+// exportAnswer is export_model's answer, naming the file it wrote.
+type exportAnswer struct {
+	data json.RawMessage
+	file string
+}
+
+func (e exportAnswer) MarshalJSON() ([]byte, error) { return e.data, nil }
+func (e exportAnswer) written() []string            { return []string{e.file} }
+
+func (a *Adapter) exportModel(ctx context.Context, in exportModelToolArgs) (any, error) {
+	if a.sessions == nil {
+		return nil, protocol.Unavailable("editing sessions need the Temporal worker that holds them; this server runs none")
+	}
+	name := in.OutputPath
+	if name == "" {
+		name = "model.step"
+	}
+	if ext := strings.ToLower(filepath.Ext(name)); ext != ".step" && ext != ".stp" {
+		name += ".step"
+	}
+	dir, err := a.callDir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	file, err := a.ws.ResolveWrite(dir, "output_path", name)
+	if err != nil {
+		return nil, err
+	}
+	req := map[string]any{"session_id": in.SessionID, "path": file}
+	if len(in.Objects) > 0 {
+		req["objects"] = in.Objects
+	}
+	if len(in.Color) > 0 {
+		req["color"] = in.Color
+	}
+	if len(in.PartColors) > 0 {
+		req["part_colors"] = in.PartColors
+	}
+	args, err := CheckSessionOp(exportOp, mustMarshal(req))
+	if err != nil {
+		return nil, err
+	}
+	ans, err := a.sessions.Operate(ctx, in.SessionID, exportOp, args, false)
+	if err != nil {
+		return nil, sessionError(in.SessionID, err)
+	}
+	data, err := withSession(ans, in.SessionID)
+	if err != nil {
+		return nil, err
+	}
+	var m map[string]any
+	if json.Unmarshal(data, &m) == nil {
+		m["output_file"] = file
+		data = mustMarshal(m)
+	}
+	return exportAnswer{data: data, file: file}, nil
+}
+
+// mustMarshal encodes values that always encode (maps of JSON values).
+func mustMarshal(v any) json.RawMessage {
+	raw, err := json.Marshal(v)
+	if err != nil {
+		panic(fmt.Sprintf("freecad: encoding %T: %v", v, err))
+	}
+	return raw
 }
