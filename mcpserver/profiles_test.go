@@ -19,6 +19,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/calculix"
 	"github.com/metaforge/metaforge/adapters/call"
 	"github.com/metaforge/metaforge/adapters/flow"
+	"github.com/metaforge/metaforge/adapters/freecad"
 	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/kicad"
@@ -40,8 +41,9 @@ import (
 func catalogue(dataDir string) []adapters.Adapter {
 	ws := workspace.New(dataDir)
 	mem := twin.NewMemoryStore()
+	mesher := gmsh.New(ws)
 	all := []adapters.Adapter{power.New(), spice.New(ws.Roots()...), cadquery.New(ws, cadquery.Options{}),
-		gmsh.New(ws), calculix.New(ws), kicad.New(ws)}
+		mesher, freecad.New(ws, freecad.Options{Mesher: mesher}), calculix.New(ws), kicad.New(ws)}
 	all = append(all, flow.New(&flow.Service{Store: mem})...)
 	return append(all, twinadapter.New(&twinadapter.Backend{Store: mem, Sessions: mem})...)
 }

@@ -86,6 +86,11 @@ var writeExamples = map[string]func(f writeFixtures) map[string]any{
 		return map[string]any{"project_id": f.projectID, "description": "rewritten by an untrusted caller"}
 	},
 	"project.delete": func(f writeFixtures) map[string]any { return map[string]any{"project_id": f.projectID} },
+	// A CAD session that does not exist: the hold must come first.
+	"freecad.close_session": func(writeFixtures) map[string]any { return map[string]any{"session_id": "00000000000000aa"} },
+	"freecad.execute_code": func(writeFixtures) map[string]any {
+		return map[string]any{"session_id": "00000000000000aa", "code": "import os; os.remove('/etc/hosts')"}
+	},
 	"flow.start_run": func(f writeFixtures) map[string]any { return map[string]any{"flow_version_id": f.flowVersionID} },
 	"run.start_design_flow": func(f writeFixtures) map[string]any {
 		return map[string]any{"flow_version_id": f.flowVersionID}
