@@ -3,10 +3,13 @@ package worker_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -118,20 +121,22 @@ func exportedVolume(t *testing.T, ctx context.Context, eng *runs.CadSessions, se
 
 // startCadSession starts a session's workflow as freecad.open_session's
 // call would, with a short heartbeat so a dead worker is noticed soon.
-func startCadSession(t *testing.T, ctx context.Context, c client.Client, sessionID string) {
+func startCadSession(t *testing.T, ctx context.Context, c client.Client, sessionID string, checkpointEvery int) {
 	t.Helper()
 	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.CadSessionWorkflowID(sessionID), TaskQueue: workflows.TaskQueue},
-		workflows.CadSessionWorkflow, workflows.CadSessionInput{SessionID: sessionID, HeartbeatSeconds: 4, IdleSeconds: 600})
+		workflows.CadSessionWorkflow, workflows.CadSessionInput{SessionID: sessionID, HeartbeatSeconds: 4, IdleSeconds: 600,
+			CheckpointEvery: checkpointEvery})
 	if err != nil {
 		t.Fatal(err)
 	}
 }
 
-// A CAD session's worker is killed (SIGKILL, its FreeCAD process with it)
-// between two edits. The next edit succeeds on a document rebuilt on
-// another worker from the journal, under the same session id, and the
-// part comes out with the same volume as the same edits made without the
-// kill: the closed form, to 0.1%.
+// A CAD session's worker is killed (SIGKILL) between two edits, and its
+// FreeCAD process dies with it. The next edit succeeds on a document
+// rebuilt on another worker, under the same session id, from the document
+// saved after the second edit with the third replayed from the journal;
+// the part comes out with the same volume as the same edits made without
+// the kill: the closed form, to 0.1%.
 func TestCadSessionSurvivesItsWorker(t *testing.T) {
 	tmp := workertest.StartTemporal(t)
 	workertest.StartWorkers(t, tmp, adapters.NewRegistry()) // the workflows' queue
@@ -142,26 +147,38 @@ func TestCadSessionSurvivesItsWorker(t *testing.T) {
 	defer cancel()
 	eng := &runs.CadSessions{Client: tmp.Client}
 	const killed, calm = "00000000000000c1", "00000000000000c2"
-	startCadSession(t, ctx, tmp.Client, killed)
-	for _, o := range cadPartOps[:2] {
+	startCadSession(t, ctx, tmp.Client, killed, 2)
+	for _, o := range cadPartOps[:3] {
 		operate(t, ctx, eng, killed, o.op, o.args)
+	}
+	before, err := eng.State(ctx, killed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if before.Checkpoint == "" || before.Journal != 1 {
+		t.Fatalf("before the kill: %+v, want a saved document and one journalled edit", before)
+	}
+	freecads := childrenOf(t, first.Process.Pid)
+	if len(freecads) == 0 {
+		t.Fatal("the worker holding the session runs no FreeCAD process")
 	}
 	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
 	_ = first.Wait()
+	waitGone(t, freecads)
 	startWorkerProcess(t, tmp.Address, cadWorkerEnv+"="+tmp.Address, cadWorkspaceEnv+"="+root)
 
-	ans := operate(t, ctx, eng, killed, cadPartOps[2].op, cadPartOps[2].args)
-	if !ans.Rebuilt || ans.Edits != 3 {
-		t.Errorf("the first edit after the kill: rebuilt %v, edits %d; want a rebuilt document with 3 edits", ans.Rebuilt, ans.Edits)
+	ans := operate(t, ctx, eng, killed, cadPartOps[3].op, cadPartOps[3].args)
+	if !ans.Rebuilt || ans.Edits != 4 {
+		t.Errorf("the first edit after the kill: rebuilt %v, edits %d; want a rebuilt document with 4 edits", ans.Rebuilt, ans.Edits)
 	}
-	for _, o := range cadPartOps[3:] {
+	for _, o := range cadPartOps[4:] {
 		operate(t, ctx, eng, killed, o.op, o.args)
 	}
 	afterKill := exportedVolume(t, ctx, eng, killed, root)
 
-	startCadSession(t, ctx, tmp.Client, calm)
+	startCadSession(t, ctx, tmp.Client, calm, 0)
 	for _, o := range cadPartOps {
 		operate(t, ctx, eng, calm, o.op, o.args)
 	}
@@ -177,7 +194,46 @@ func TestCadSessionSurvivesItsWorker(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Rebuilds != 1 || st.Edits != len(cadPartOps) || st.Status != workflows.CadSessionOpen {
-		t.Errorf("session state %+v: want open, %d edits, rebuilt once", st, len(cadPartOps))
+	if st.Rebuilds != 1 || st.Edits != len(cadPartOps) || st.Status != workflows.CadSessionOpen || st.Journal != 1 {
+		t.Errorf("session state %+v: want open, %d edits, rebuilt once, one edit past its last save", st, len(cadPartOps))
+	}
+}
+
+// childrenOf lists the processes pid started.
+func childrenOf(t *testing.T, pid int) []int {
+	t.Helper()
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/children", pid))
+	var out []int
+	for _, f := range tasks {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		for _, field := range strings.Fields(string(b)) {
+			if n, err := strconv.Atoi(field); err == nil {
+				out = append(out, n)
+			}
+		}
+	}
+	return out
+}
+
+// waitGone waits for the processes to have ended: a FreeCAD process must
+// not outlive the worker holding its document.
+func waitGone(t *testing.T, pids []int) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for _, pid := range pids {
+		for {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+			// Gone, or a zombie nobody has reaped yet.
+			if err != nil || strings.Contains(string(b), ") Z ") {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("process %d outlived the worker that started it", pid)
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
 	}
 }

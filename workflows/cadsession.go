@@ -1,6 +1,7 @@
 package workflows
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -36,8 +37,9 @@ func CadSession(ctx workflow.Context, in CadSessionInput) (CadSessionState, erro
 	if err := s.handle(ctx); err != nil {
 		return s.st, err
 	}
-	// The document opens now, so a session nobody can hold fails at open.
-	if err := s.openDocument(ctx); err != nil {
+	// The document opens now, so a session nobody can hold fails at open;
+	// an edit that arrives meanwhile waits for it.
+	if err := s.openFirst(ctx); err != nil {
 		s.st.Status, s.st.ClosedReason, s.st.Error = CadSessionClosed, "could not open", err.Error()
 		return s.st, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("CAD session %s could not open its document: %v", in.SessionID, err), "cad_session_not_opened", err)
@@ -118,7 +120,7 @@ func (s *cadRun) apply(ctx workflow.Context, e CadEdit) (CadEditResult, error) {
 		if err := s.openDocument(ctx); err != nil {
 			return CadEditResult{}, err
 		}
-		var data []byte
+		var data json.RawMessage
 		err := workflow.ExecuteActivity(s.documentCtx(cadEditTimeout, "apply "+e.Op), ApplyCadEditActivity,
 			ApplyCadEditRequest{SessionID: s.in.SessionID, Edit: e}).Get(ctx, &data)
 		if err != nil {
@@ -138,6 +140,15 @@ func (s *cadRun) apply(ctx workflow.Context, e CadEdit) (CadEditResult, error) {
 		}
 		return CadEditResult{Data: data, Edits: s.st.Edits, Rebuilt: s.st.Rebuilds > rebuilds}, nil
 	}
+}
+
+// openFirst opens the document at the start, before any operation runs.
+func (s *cadRun) openFirst(ctx workflow.Context) error {
+	if err := s.mu.Lock(ctx); err != nil {
+		return err
+	}
+	defer s.mu.Unlock()
+	return s.openDocument(ctx)
 }
 
 // openDocument makes sure a worker session holds the document: if none
