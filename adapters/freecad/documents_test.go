@@ -364,6 +364,12 @@ func TestExportWritesColourAndBakedPlacement(t *testing.T) {
 	if !strings.Contains(string(text), "COLOUR_RGB('',1.000000,0.500000,0.000000)") || !strings.Contains(string(text), "STYLED_ITEM") {
 		t.Errorf("the STEP has no COLOUR_RGB (1, 0.5, 0) styling")
 	}
+	// The placement is in the geometry itself (FORGE-505), not an
+	// assembly transform a reader may drop: the far corner's vertices are
+	// written at x = 140.
+	if !strings.Contains(string(text), "CARTESIAN_POINT('',(140.,0.,20.))") || strings.Contains(string(text), "ITEM_DEFINED_TRANSFORMATION") {
+		t.Errorf("the body's placement is not baked into the STEP's geometry")
+	}
 	// The bounding box is measured from the file: x from 100 to 140.
 	min := out["bounding_box"].(map[string]any)["min"].([]any)
 	if math.Abs(min[0].(float64)-100) > 1e-6 {

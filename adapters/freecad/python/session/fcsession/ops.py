@@ -88,6 +88,11 @@ class Session:
                     raise failed("FreeCAD cannot open %s: %s" % (base, describe_exc(exc)))
             elif ext in (".step", ".stp"):
                 import Import
+                # 0.20's importer crashes headless on a STEP of several
+                # parts when it groups them with App::LinkGroup (it sets a
+                # view property there is no view for); plain App::Part
+                # groups keep the labels.
+                App.ParamGet("User parameter:BaseApp/Preferences/Mod/Import").SetBool("UseLinkGroup", False)
                 doc = App.newDocument("session")
                 try:
                     Import.insert(base, doc.Name)  # keeps the parts' labels
