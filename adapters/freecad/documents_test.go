@@ -246,7 +246,7 @@ func TestFailingOpLeavesTheDocumentAsItWas(t *testing.T) {
 	if err == nil {
 		t.Fatal("a 50 mm fillet on a 40 x 30 block succeeded")
 	}
-	for _, want := range []string{"Fillet", "Failed to create fillet", "nothing was changed"} {
+	for _, want := range []string{"Fillet", "Failed to create fillet", "nothing was changed", "try a smaller radius"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("the refusal %q does not say %q", err, want)
 		}
@@ -254,6 +254,21 @@ func TestFailingOpLeavesTheDocumentAsItWas(t *testing.T) {
 	after := apply(t, d, "s", "describe_model", nil)
 	if !bytes.Equal(mustJSON(before), mustJSON(after)) {
 		t.Errorf("the failed fillet changed the document:\nbefore %s\nafter  %s", mustJSON(before), mustJSON(after))
+	}
+
+	// An op refused half way (its sketch made, then its face not found)
+	// is undone too, and says what to use instead.
+	_, err = applyErr(t, d, "s", "create_sketch", map[string]any{"face": map[string]any{"feature": "Pocket", "face": "Face99"},
+		"geometry": []any{map[string]any{"type": "circle", "cx": 0, "cy": 0, "r": 1}}})
+	if err == nil || !strings.Contains(err.Error(), "Pocket has no face 'Face99'; its faces are Face1..Face") {
+		t.Errorf("a sketch on a missing face answered %v", err)
+	}
+	_, err = applyErr(t, d, "s", "pad_sketch", map[string]any{"sketch": "Nope", "length": 5})
+	if err == nil || !strings.Contains(err.Error(), "there is no sketch 'Nope' in the document; describe_model lists the obj_ids") {
+		t.Errorf("a pad of a missing sketch answered %v", err)
+	}
+	if after := apply(t, d, "s", "describe_model", nil); !bytes.Equal(mustJSON(before), mustJSON(after)) {
+		t.Errorf("the refused ops changed the document:\nbefore %s\nafter  %s", mustJSON(before), mustJSON(after))
 	}
 
 	// The ids stay deterministic: the aborted Fillet freed its name.
@@ -363,6 +378,12 @@ func TestExportWritesColourAndBakedPlacement(t *testing.T) {
 	}
 	if !strings.Contains(string(text), "COLOUR_RGB('',1.000000,0.500000,0.000000)") || !strings.Contains(string(text), "STYLED_ITEM") {
 		t.Errorf("the STEP has no COLOUR_RGB (1, 0.5, 0) styling")
+	}
+	// The placement is in the geometry itself (FORGE-505), not an
+	// assembly transform a reader may drop: the far corner's vertices are
+	// written at x = 140.
+	if !strings.Contains(string(text), "CARTESIAN_POINT('',(140.,0.,20.))") || strings.Contains(string(text), "ITEM_DEFINED_TRANSFORMATION") {
+		t.Errorf("the body's placement is not baked into the STEP's geometry")
 	}
 	// The bounding box is measured from the file: x from 100 to 140.
 	min := out["bounding_box"].(map[string]any)["min"].([]any)

@@ -20,6 +20,10 @@ from .describe import bbox, global_shape
 from .failures import ToolError, describe as describe_exc, failed, invalid
 
 
+# Containers: a solid in one is still a part of its own.
+GROUPS = {"App::Part", "App::DocumentObjectGroup"}
+
+
 def default_objects(doc):
     """Every body with a solid, and every solid outside a body (an
     imported STEP's parts)."""
@@ -32,7 +36,8 @@ def default_objects(doc):
             continue
         if o.TypeId.startswith("Sketcher::") or o.TypeId.startswith("PartDesign::"):
             continue
-        if not o.Shape.isNull() and o.Shape.Solids and not o.InList:
+        used = [u for u in o.InList if u.TypeId not in GROUPS]  # a boolean's input is in its result
+        if not o.Shape.isNull() and o.Shape.Solids and not used:
             out.append(o)
     return out
 
@@ -71,8 +76,13 @@ def export_model(doc, args):
             shape = global_shape(o)
             if shape is None:
                 raise invalid("%s has no shape to export" % o.Name)
-            baked = shape.transformGeometry(shape.Placement.toMatrix()) if not shape.Placement.isIdentity() else shape
+            # A rigid move of the geometry itself (transformShape with a
+            # copy), not transformGeometry, which would turn cylinders into
+            # B-spline approximations.
+            matrix = shape.Placement.toMatrix()
+            baked = shape.copy()
             baked.Placement = App.Placement()
+            baked.transformShape(matrix, True)
             f = scratch.addObject("Part::Feature", "Part")
             f.Shape = baked
             f.Label = o.Label

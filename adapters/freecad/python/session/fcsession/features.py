@@ -134,6 +134,7 @@ def linear_pattern(doc, args):
     f.Length = float(args["length"])
     f.Occurrences = int(args["occurrences"])
     f.Reversed = bool(args.get("reversed"))
+    body.Tip = f  # Body.newObject leaves the tip where it was for a pattern
     return answer(doc, f, body)
 
 
@@ -145,4 +146,5 @@ def polar_pattern(doc, args):
     f.Angle = float(args.get("angle") or 360.0)
     f.Occurrences = int(args["occurrences"])
     f.Reversed = bool(args.get("reversed"))
+    body.Tip = f  # Body.newObject leaves the tip where it was for a pattern
     return answer(doc, f, body)

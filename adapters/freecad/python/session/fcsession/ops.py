@@ -40,6 +40,22 @@ EDITS = {
     "execute_code": code.execute,
 }
 
+# What to try when FreeCAD cannot do an op.
+HINTS = {
+    "create_sketch": "check that the geometry is valid (no zero-length lines) and the face is planar",
+    "pad_sketch": "the sketch must hold closed, non-crossing profiles; through_all needs a solid to reach",
+    "pocket_sketch": "the sketch must hold closed profiles that meet the solid; check its plane, offset and direction (reversed)",
+    "revolve_sketch": "the profile must lie on one side of the axis and be closed",
+    "loft_sketches": "each section must be one closed profile, the sections on distinct planes",
+    "sweep_sketch": "the profile must be closed and start where the path does",
+    "shell_solid": "try a thinner wall, or other faces to open",
+    "fillet": "the radius must fit the faces next to each edge: try a smaller radius or fewer edges",
+    "chamfer": "the size must fit the faces next to each edge: try a smaller size or fewer edges",
+    "linear_pattern": "each occurrence must meet the solid: try a shorter length or fewer occurrences",
+    "polar_pattern": "each occurrence must meet the solid: check the axis, angle and occurrences",
+    "execute_code": "the script left an object FreeCAD cannot recompute",
+}
+
 # Ops that read the document, or write it elsewhere.
 READS = {
     "describe_model": lambda doc, args: describe.model(doc),
@@ -88,6 +104,11 @@ class Session:
                     raise failed("FreeCAD cannot open %s: %s" % (base, describe_exc(exc)))
             elif ext in (".step", ".stp"):
                 import Import
+                # 0.20's importer crashes headless on a STEP of several
+                # parts when it groups them with App::LinkGroup (it sets a
+                # view property there is no view for); plain App::Part
+                # groups keep the labels.
+                App.ParamGet("User parameter:BaseApp/Preferences/Mod/Import").SetBool("UseLinkGroup", False)
                 doc = App.newDocument("session")
                 try:
                     Import.insert(base, doc.Name)  # keeps the parts' labels
@@ -139,9 +160,10 @@ class Session:
             doc.recompute()
             broken = [o for o in doc.Objects if "Invalid" in o.State or "Error" in o.State]
             if broken:
-                raise failed("%s left %s; nothing was changed: %s" % (
+                raise failed("%s left %s; nothing was changed: %s; %s" % (
                     op, ", ".join("%s (%s)" % (o.Name, o.TypeId) for o in broken),
-                    "; ".join("%s: %s" % (o.Name, status(o)) for o in broken)))
+                    "; ".join("%s: %s" % (o.Name, status(o)) for o in broken),
+                    HINTS.get(op, "check the arguments against describe_model")))
         except BaseException as exc:
             self.roll_back(before, tip_before)
             if isinstance(exc, ToolError):
