@@ -587,8 +587,10 @@ func TestHealthNamesFreeCAD(t *testing.T) {
 	if !strings.Contains(st.Version, "FreeCAD 0.") {
 		t.Errorf("version %q does not name FreeCAD's", st.Version)
 	}
-	if st.ToolsAvailable != 10 {
-		t.Errorf("tools available: %d, want 10", st.ToolsAvailable)
+	// The ten file-based tools, open and close, and the 15 ops of a
+	// session's document.
+	if want := 10 + 2 + len(freecad.SessionOps()); st.ToolsAvailable != want || want != 27 {
+		t.Errorf("tools available: %d, want %d (27)", st.ToolsAvailable, want)
 	}
 }
 

@@ -8,6 +8,7 @@ COLOUR_RGB entities (FORGE-517): headless FreeCAD has no ViewObject and
 writes none. The volume, area and bounding box returned are measured from
 the file written.
 """
+import json
 import os
 import re
 
@@ -49,6 +50,16 @@ def rgb(c):
     return c
 
 
+def imported_colour(obj):
+    """The [r, g, b] freecad.import_step stored on obj, or None."""
+    raw = getattr(obj, "MetaforgeColor", "") if "MetaforgeColor" in obj.PropertiesList else ""
+    try:
+        c = json.loads(raw) if raw else None
+    except ValueError:
+        return None
+    return rgb(c) if isinstance(c, list) and len(c) == 3 else None
+
+
 def export_model(doc, args):
     path = args.get("path") or ""
     if not os.path.isabs(path) or os.path.splitext(path)[1].lower() not in (".step", ".stp"):
@@ -59,9 +70,11 @@ def export_model(doc, args):
     objs = [get(doc, n) for n in args.get("objects") or []] or default_objects(doc)
     if not objs:
         raise invalid("the document has no solid to export; pad a sketch first")
-    colours = {}
+    # The colour a part was imported with (freecad.import_step records it
+    # on the object) is the lowest priority: color, then part_colors win.
+    colours = {o.Label: c for o in objs for c in [imported_colour(o)] if c}
     if args.get("color"):
-        colours = {o.Label: rgb(args["color"]) for o in objs}
+        colours.update({o.Label: rgb(args["color"]) for o in objs})
     for label, c in (args.get("part_colors") or {}).items():
         if label not in [o.Label for o in objs]:
             raise invalid("part_colors names %r, which is not the label of an exported object (%s)" % (
@@ -93,7 +106,8 @@ def export_model(doc, args):
             with open(tmp, encoding="latin-1") as fh:
                 text = fh.read()
             with open(tmp, "w", encoding="latin-1") as fh:
-                fh.write(add_colours(text, colours))
+                only = list(colours.values())[0] if len(objs) == 1 else None
+                fh.write(add_colours(text, colours, only))
         os.replace(tmp, path)
     except ToolError:
         raise
@@ -114,10 +128,12 @@ ENTITY = re.compile(r"#(\d+)\s*=\s*(.*?);\s*$", re.S | re.M)
 REF = re.compile(r"#(\d+)")
 
 
-def add_colours(text, colours):
+def add_colours(text, colours, only=None):
     """Styles each MANIFOLD_SOLID_BREP with its product's colour. A solid's
     product is found by walking up from it to the SHAPE_DEFINITION_REPRESENTATION
-    that names its representation, then down to the PRODUCT's name."""
+    that names its representation, then down to the PRODUCT's name. only is
+    the colour of a file of one part, for a solid whose product is not
+    named by its label."""
     head, sep, rest = text.partition("DATA;")
     body, endsec, tail = rest.rpartition("ENDSEC;")
     ents = {int(m.group(1)): m.group(2) for m in ENTITY.finditer(body)}
@@ -132,8 +148,8 @@ def add_colours(text, colours):
             continue
         label, context = product_of(eid, ents, users)
         c = colours.get(label)
-        if c is None and len(set(map(tuple, colours.values()))) == 1 and len(colours) == 1:
-            c = list(colours.values())[0]
+        if c is None:
+            c = only
         if c is None or context is None:
             continue
         n = top
