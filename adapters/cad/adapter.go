@@ -12,6 +12,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"slices"
 	"strings"
 
 	"github.com/metaforge/metaforge/adapters"
@@ -133,17 +134,27 @@ func fromKernel(err error, m member) error {
 	return &e
 }
 
-// Health is healthy when at least one kernel can serve every tool's
-// capability; otherwise TOOL_UNAVAILABLE saying, per kernel, why not.
+// Health is healthy when every capability has a kernel that can serve
+// it; otherwise TOOL_UNAVAILABLE naming the tools left without one and,
+// once each, why each kernel cannot serve them.
 func (a *Adapter) Health(ctx context.Context) (adapters.HealthStatus, error) {
-	var why []string
+	var missing, why []string
 	for _, c := range Contract {
-		if _, err := a.resolve(ctx, c, ""); err != nil {
-			why = append(why, reason(err))
+		if _, err := a.resolve(ctx, c, ""); err == nil {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return adapters.HealthStatus{}, err
+		}
+		missing = append(missing, c.Tool)
+		for _, k := range Kernels {
+			if _, err := a.serve(ctx, c, k); err != nil && !slices.Contains(why, k+": "+err.Error()) {
+				why = append(why, k+": "+err.Error())
+			}
 		}
 	}
-	if len(why) > 0 {
-		return adapters.HealthStatus{}, protocol.Unavailable("%s", strings.Join(why, "; "))
+	if len(missing) > 0 {
+		return adapters.HealthStatus{}, protocol.Unavailable("no CAD kernel can serve %s: %s", strings.Join(missing, ", "), strings.Join(why, "; "))
 	}
 	return a.calls.Healthy(AdapterID, version, len(tools)), nil
 }
