@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/cad"
 )
@@ -111,10 +113,30 @@ func checkTool(t *testing.T, reg *adapters.Registry, c cad.Capability, tool stri
 		}
 	}
 	out := mustRun(t, reg, tool, args)
+	if m.AdapterID == cad.AdapterID {
+		validates(t, tool, m.OutputSchema, out)
+	}
 	for _, f := range c.Outputs {
 		if v, ok := out[f]; !ok || v == nil {
 			t.Errorf("%s answered without %s: %v", tool, f, out)
 		}
 	}
 	return out
+}
+
+// validates checks an answer against the tool's output schema, as an MCP
+// client may check structuredContent.
+func validates(t *testing.T, tool string, schema json.RawMessage, out map[string]any) {
+	t.Helper()
+	var s jsonschema.Schema
+	if err := json.Unmarshal(schema, &s); err != nil {
+		t.Fatalf("%s's output schema: %v", tool, err)
+	}
+	r, err := s.Resolve(nil)
+	if err != nil {
+		t.Fatalf("%s's output schema: %v", tool, err)
+	}
+	if err := r.Validate(out); err != nil {
+		t.Errorf("%s's answer does not meet its output schema: %v", tool, err)
+	}
 }
