@@ -157,3 +157,22 @@ func TestNoHealthyKernel(t *testing.T) {
 	mustFail(t, err, protocol.ToolUnavailable, "no CAD kernel can serve cad.create_parametric, cad.boolean_operation, cad.get_properties, "+
 		"cad.export_geometry, cad.generate_mesh", "/nonexistent/python3", "/nonexistent/freecad-python3", "gmsh.generate_mesh is not registered")
 }
+
+// A kernel's refusal keeps its code and says which kernel's tool gave
+// it; cad.export_geometry offers only the formats every kernel writes.
+func TestKernelErrorsSayWhichKernel(t *testing.T) {
+	reg, _ := catalog(t)
+	for _, k := range cad.Kernels {
+		_, err := run(t, reg, cad.ToolGetProperties, map[string]any{"input_file": "no_such_part.step", "kernel": k})
+		mustFail(t, err, protocol.InvalidParams, "kernel "+k+" ("+k+".get_properties)", "no_such_part.step")
+	}
+	part := mustRun(t, reg, cad.ToolCreateParametric, map[string]any{"shape_type": "box"})
+	_, err := run(t, reg, cad.ToolExportGeometry, map[string]any{"input_file": part["cad_file"], "output_format": "amf"})
+	if err == nil || !strings.Contains(err.Error(), "output_format") {
+		t.Errorf("amf, which freecad does not write, passed the schema: %v", err)
+	}
+	out := mustRun(t, reg, cad.ToolExportGeometry, map[string]any{"input_file": part["cad_file"], "output_format": "step", "kernel": "freecad"})
+	if out["kernel"] != cad.KernelFreeCAD || out["format"] != "step" || out["step_base64"] == nil {
+		t.Errorf("freecad's STEP export: %v", out)
+	}
+}
