@@ -100,6 +100,10 @@ func TestUnknownKernelIsRefusedNamingTheHealthyOnes(t *testing.T) {
 	}
 	_, err := callDirect(t, reg, cad.ToolCreateParametric, args)
 	mustFail(t, err, protocol.InvalidParams, `kernel "solidworks" is not one of cadquery, freecad`, "healthy now: cadquery, freecad")
+	// An argument neither the kernels nor cad take is named, with those
+	// it takes, the kernels' and kernel.
+	_, err = callDirect(t, reg, cad.ToolCreateParametric, map[string]any{"shape_type": "box", "radius": 3})
+	mustFail(t, err, protocol.InvalidParams, "unknown argument radius", "shape_type", "output_path", "kernel")
 }
 
 // A registry whose cadquery points at a Python that does not exist: its
