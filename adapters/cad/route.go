@@ -20,6 +20,8 @@ type Registry interface {
 	Adapter(id string) (adapters.Adapter, bool)
 }
 
+var _ Registry = (*adapters.Registry)(nil)
+
 // HealthTTL is how long an adapter's health answer is kept: long enough
 // that a burst of cad.* calls asks FreeCAD (a process per question) once,
 // short enough that a kernel installed or lost is seen within a minute.
