@@ -72,6 +72,14 @@ var annotationTable = map[string]Annotations{
 	"power.check_budget":   {ReadOnly: true, Idempotent: true},
 	"spice.run_simulation": {ReadOnly: true, Idempotent: true},
 
+	// cad.* forward a call to a CAD kernel's tool (adapters/cad), so they
+	// are classified as those tools are, below.
+	"cad.create_parametric": {ReadOnly: true, Idempotent: true},
+	"cad.boolean_operation": {ReadOnly: true, Idempotent: true},
+	"cad.get_properties":    {ReadOnly: true, Idempotent: true},
+	"cad.export_geometry":   {ReadOnly: true, Idempotent: true},
+	"cad.generate_mesh":     {ReadOnly: true, Idempotent: true},
+
 	// Mechanical engineering. Each writes only its own call folder under
 	// the data dir (its outputs) and changes nothing that exists, so they
 	// are reads; the solvers are deterministic, so they are idempotent.

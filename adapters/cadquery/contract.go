@@ -25,7 +25,8 @@ type (
 )
 
 // Input and output schemas of the contract's tools. Export's input schema
-// is not shared: each kernel offers its own formats.
+// is not shared between kernels, since each offers its own formats; the
+// cad adapter narrows this one to the formats every kernel writes.
 var (
 	ParametricInputSchema  = parametricInputSchema()
 	ParametricOutputSchema = json.RawMessage(parametricOutputSchema)
@@ -33,6 +34,7 @@ var (
 	BooleanOutputSchema    = json.RawMessage(booleanOutputSchema)
 	PropertiesInputSchema  = propertiesInputSchema
 	PropertiesOutputSchema = json.RawMessage(propertiesOutputSchema)
+	ExportInputSchema      = exportInputSchema
 	ExportOutputSchema     = json.RawMessage(exportOutputSchema)
 )
 

@@ -1,6 +1,10 @@
 package gmsh
 
-import "github.com/metaforge/metaforge/adapters"
+import (
+	"encoding/json"
+
+	"github.com/metaforge/metaforge/adapters"
+)
 
 const generateDescription = "Mesh a STEP part into tetrahedra with gmsh (OpenCASCADE kernel): element_order 1 gives linear C3D4, " +
 	"2 (default) quadratic C3D10. Writes a CalculiX deck (*NODE in mm, one *ELEMENT block in ELSET SOLID, and one *NSET per CAD face, " +
@@ -13,6 +17,13 @@ const generateDescription = "Mesh a STEP part into tetrahedra with gmsh (OpenCAS
 
 const listDescription = "Re-fetch an already-generated mesh's per-face geometry table (name, bbox_mm, centroid_mm, area_mm2, " +
 	"outward normal, node_count) from the face table gmsh.generate_mesh wrote beside it, without re-running gmsh."
+
+// The schemas of gmsh.generate_mesh, for a tool that takes its arguments
+// and answers with its fields (another kernel's mesh_generation).
+var (
+	GenerateInputSchema  = generateInputSchema
+	GenerateOutputSchema = json.RawMessage(generateOutputSchema)
+)
 
 // generateInputSchema is what an agent reads to build a call. The registry
 // checks arguments against it; Call checks the same rules again, and those

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/cad"
 	"github.com/metaforge/metaforge/adapters/cadquery"
 	"github.com/metaforge/metaforge/adapters/calculix"
 	"github.com/metaforge/metaforge/adapters/call"
@@ -60,6 +61,7 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, w
 		cadquery.New(ws, cadquery.Options{}),
 		freecad.New(ws, freecad.Options{Mesher: mesher, Sessions: &runs.CadSessions{Client: t.Client}}),
 		mesher,
+		cad.New(reg), // the CAD contract over cadquery and freecad: reads reg at each call
 		calculix.NewWith(ws, calculix.Options{MaxMemoryMB: feaMemory}),
 		kicad.New(ws),
 		call.New(worker.CallLookup{Client: t.Client}),
