@@ -42,6 +42,7 @@ var solverOf = map[string]string{
 	"adapter-spice":    "ngspice",
 	"adapter-cadquery": "cadquery==2.8.0",
 	"adapter-kicad":    "kicad",
+	"adapter-freecad":  "freecad-python3",
 }
 
 // composeConfig is the part of `docker-compose config` (the file with its

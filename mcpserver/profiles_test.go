@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/adapters/cad"
 	"github.com/metaforge/metaforge/adapters/cadquery"
 	"github.com/metaforge/metaforge/adapters/calculix"
 	"github.com/metaforge/metaforge/adapters/call"
@@ -42,8 +43,15 @@ func catalogue(dataDir string) []adapters.Adapter {
 	ws := workspace.New(dataDir)
 	mem := twin.NewMemoryStore()
 	mesher := gmsh.New(ws)
-	all := []adapters.Adapter{power.New(), spice.New(ws.Roots()...), cadquery.New(ws, cadquery.Options{}),
-		mesher, freecad.New(ws, freecad.Options{Mesher: mesher}), calculix.New(ws), kicad.New(ws)}
+	kernels := []adapters.Adapter{cadquery.New(ws, cadquery.Options{}), mesher, freecad.New(ws, freecad.Options{Mesher: mesher})}
+	// cad reads the kernels from a registry of them, as the catalog's.
+	reg := adapters.NewRegistry()
+	for _, k := range kernels {
+		if err := reg.Register(k); err != nil {
+			panic(err)
+		}
+	}
+	all := append(kernels, power.New(), spice.New(ws.Roots()...), calculix.New(ws), kicad.New(ws), cad.New(reg))
 	all = append(all, flow.New(&flow.Service{Store: mem})...)
 	return append(all, twinadapter.New(&twinadapter.Backend{Store: mem, Sessions: mem})...)
 }
