@@ -123,7 +123,7 @@ func exportedVolume(t *testing.T, ctx context.Context, eng *runs.CadSessions, se
 // call would, with a short heartbeat so a dead worker is noticed soon.
 func startCadSession(t *testing.T, ctx context.Context, c client.Client, sessionID string, checkpointEvery int) {
 	t.Helper()
-	_, err := c.ExecuteWorkflow(ctx, client.StartWorkflowOptions{ID: workflows.CadSessionWorkflowID(sessionID), TaskQueue: workflows.TaskQueue},
+	_, err := c.ExecuteWorkflow(ctx, clientOptions(sessionID),
 		workflows.CadSessionWorkflow, workflows.CadSessionInput{SessionID: sessionID, HeartbeatSeconds: 4, IdleSeconds: 600,
 			CheckpointEvery: checkpointEvery})
 	if err != nil {
@@ -236,4 +236,9 @@ func waitGone(t *testing.T, pids []int) {
 			time.Sleep(50 * time.Millisecond)
 		}
 	}
+}
+
+// clientOptions start a session's workflow as its opening call's would.
+func clientOptions(sessionID string) client.StartWorkflowOptions {
+	return client.StartWorkflowOptions{ID: workflows.CadSessionWorkflowID(sessionID), TaskQueue: workflows.TaskQueue}
 }
