@@ -109,8 +109,9 @@ func (c *CadSessions) State(ctx context.Context, sessionID string) (workflows.Ca
 	return st, err
 }
 
-// finalState is a closed session's result; ok is false while it runs,
-// or when it does not exist.
+// finalState is a closed session's state, read by querying its closed
+// workflow (Temporal answers from its history; nothing waits on it); ok
+// is false while it runs, or when it does not exist.
 func (c *CadSessions) finalState(ctx context.Context, sessionID string) (workflows.CadSessionState, bool) {
 	var st workflows.CadSessionState
 	id := workflows.CadSessionWorkflowID(sessionID)
@@ -118,7 +119,8 @@ func (c *CadSessions) finalState(ctx context.Context, sessionID string) (workflo
 	if err != nil || d.GetWorkflowExecutionInfo().GetStatus() != enumspb.WORKFLOW_EXECUTION_STATUS_COMPLETED {
 		return st, false
 	}
-	if err := c.Client.GetWorkflow(ctx, id, "").Get(ctx, &st); err != nil {
+	v, err := c.Client.QueryWorkflow(ctx, id, "", workflows.CadSessionStateQuery)
+	if err != nil || v.Get(&st) != nil {
 		return st, false
 	}
 	return st, true

@@ -211,12 +211,13 @@ func (s *cadRun) documentLost(err error) bool {
 }
 
 // dropDocument lets go of the worker session, so the next operation takes
-// a new one.
+// a new one. It does not call workflow.CompleteSession: its completion
+// activity left the workflow task stuck (the SDK's deadlock detector
+// failed it on every retry) when the session's worker runs in the same
+// process as the workflow's, as `metaforge serve` does. A session let go
+// of ends with its workflow; one that failed is over already.
 func (s *cadRun) dropDocument() {
-	if s.sctx != nil {
-		workflow.CompleteSession(s.sctx)
-		s.sctx = nil
-	}
+	s.sctx = nil
 	s.st.Worker = ""
 }
 
