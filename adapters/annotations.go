@@ -255,6 +255,7 @@ var annotationTable = map[string]Annotations{
 	// nothing. Planning again adds nothing already planned, and a serial
 	// registered again is refused: those two repeat without effect.
 	"twin.commit_system_architecture": {},
+	"twin.import_urdf":                {},
 	"twin.generate_test_plan":         {Idempotent: true},
 	"twin.register_device_instance":   {Idempotent: true},
 	"twin.record_measurement":         {},

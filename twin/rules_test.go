@@ -48,6 +48,7 @@ func runRules(t *testing.T, newStore func(t *testing.T) twin.Store) {
 		{"MaturityGatesG3ToG8", testMaturityGates},
 		{"PromotionChecksClaimsAndRecordsEachAttempt", testPromotion},
 		{"SystemArchitectureIsOneItemOfCheckedInterfaces", testSystemArchitecture},
+		{"URDFImportRecordsLinksAndJointsAndSaysWhatItSkipped", testImportURDF},
 		{"TestPlanFromTestRequirements", testTestPlan},
 		{"DeviceInstanceSerialsArePerProduct", testDeviceInstances},
 		{"MeasurementsCalibrateAndContradictPredictions", testMeasurements},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/metaforge/metaforge/internal/units"
@@ -30,6 +31,9 @@ type ArchitectureSubsystem struct {
 	Name          string `json:"name" jsonschema:"the subsystem's name, unique in the architecture (arm, base, controller)"`
 	Description   string `json:"description,omitempty"`
 	HierarchyNode string `json:"hierarchy_node,omitempty" jsonschema:"the product-hierarchy position this subsystem is: KEY, KEY@n or a node id"`
+	// Inertial is the rigid body's mass properties, when known (a URDF
+	// link's <inertial>).
+	Inertial *LinkInertial `json:"inertial,omitempty" jsonschema:"the subsystem's mass properties as a rigid body, when known (a URDF link's inertial)"`
 }
 
 // InterfaceQuantity is a typed quantity an interface carries. A prediction
@@ -50,6 +54,9 @@ type ArchitectureInterface struct {
 	To         string              `json:"to" jsonschema:"the subsystem it reaches (a subsystem name)"`
 	Kind       string              `json:"kind" jsonschema:"mechanical, electrical, data, thermal or fluid"`
 	Quantities []InterfaceQuantity `json:"quantities,omitempty"`
+	// Joint is the kinematic joint a mechanical interface is, when it is
+	// one (a URDF joint).
+	Joint *InterfaceJoint `json:"joint,omitempty" jsonschema:"the kinematic joint this mechanical interface is, when it is one (a URDF joint)"`
 }
 
 // ArchitectureWrite is a system architecture to commit.
@@ -59,6 +66,10 @@ type ArchitectureWrite struct {
 	Name, Description string
 	Subsystems        []ArchitectureSubsystem
 	Interfaces        []ArchitectureInterface
+	// ImportedFrom and NotImported say where an imported architecture
+	// came from and what of that file it does not hold.
+	ImportedFrom *ArchitectureSource
+	NotImported  []NotImported
 	WriteInfo
 }
 
@@ -83,6 +94,9 @@ func (w ArchitectureWrite) Check() error {
 		}
 		names[strings.ToLower(name)] = name
 		all = append(all, name)
+		if err := sub.Inertial.check(); err != nil {
+			return refusalAbout("subsystem "+strconv.Quote(name), err)
+		}
 	}
 	seen := map[string]bool{}
 	for i, in := range w.Interfaces {
@@ -105,6 +119,12 @@ func (w ArchitectureWrite) Check() error {
 		}
 		if !slices.Contains(InterfaceKinds, in.Kind) {
 			return Refusef("interface %q: kind %q is not one of %s", name, in.Kind, strings.Join(InterfaceKinds, ", "))
+		}
+		if in.Joint != nil && in.Kind != "mechanical" {
+			return Refusef("interface %q is a joint but its kind is %s; a joint is a mechanical interface", name, in.Kind)
+		}
+		if err := in.Joint.check(); err != nil {
+			return refusalAbout("interface "+strconv.Quote(name), err)
 		}
 		qs := map[string]bool{}
 		for j, q := range in.Quantities {
@@ -132,9 +152,11 @@ func (w ArchitectureWrite) Check() error {
 
 // Architecture is a committed system architecture revision.
 type Architecture struct {
-	Node       Node
-	Subsystems []ArchitectureSubsystem
-	Interfaces []ArchitectureInterface
+	Node         Node
+	Subsystems   []ArchitectureSubsystem
+	Interfaces   []ArchitectureInterface
+	ImportedFrom *ArchitectureSource
+	NotImported  []NotImported
 }
 
 // Quantity finds an interface quantity by names (ignoring case; spaces and
@@ -242,6 +264,15 @@ func CommitSystemArchitecture(ctx context.Context, s Store, w ArchitectureWrite)
 	if d := strings.TrimSpace(w.Description); d != "" {
 		props["description"] = d
 	}
+	if w.ImportedFrom != nil {
+		a.ImportedFrom, a.NotImported = w.ImportedFrom, append([]NotImported{}, w.NotImported...)
+		if props["imported_from"], err = jsonShaped(a.ImportedFrom); err != nil {
+			return Architecture{}, Item{}, err
+		}
+		if props["not_imported"], err = jsonShaped(a.NotImported); err != nil {
+			return Architecture{}, Item{}, err
+		}
+	}
 	name := strings.TrimSpace(w.Name)
 	if name == "" {
 		name = "System architecture"
@@ -315,6 +346,17 @@ func ReadArchitecture(n Node) (Architecture, error) {
 	}
 	if err := decodeProperty(n.Properties["interfaces"], &a.Interfaces); err != nil {
 		return Architecture{}, fmt.Errorf("%s: its interfaces cannot be read: %w", n.Ref(), err)
+	}
+	for i := range a.Interfaces {
+		if a.Interfaces[i].Quantities == nil { // stored without, as omitempty writes it
+			a.Interfaces[i].Quantities = []InterfaceQuantity{}
+		}
+	}
+	if err := decodeProperty(n.Properties["imported_from"], &a.ImportedFrom); err != nil {
+		return Architecture{}, fmt.Errorf("%s: where it was imported from cannot be read: %w", n.Ref(), err)
+	}
+	if err := decodeProperty(n.Properties["not_imported"], &a.NotImported); err != nil {
+		return Architecture{}, fmt.Errorf("%s: what was not imported cannot be read: %w", n.Ref(), err)
 	}
 	return a, nil
 }

@@ -11,7 +11,7 @@ import (
 // verificationTools are the architecture a built unit is measured
 // against, the test plan, and built units with their measurements.
 func verificationTools() []tool {
-	return []tool{commitSystemArchitectureTool(), generateTestPlanTool(), registerDeviceInstanceTool(), recordMeasurementTool()}
+	return []tool{commitSystemArchitectureTool(), importURDFTool(), generateTestPlanTool(), registerDeviceInstanceTool(), recordMeasurementTool()}
 }
 
 func registerDeviceInstanceTool() tool {

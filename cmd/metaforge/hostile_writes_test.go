@@ -142,6 +142,9 @@ var writeExamples = map[string]func(f writeFixtures) map[string]any{
 	"twin.import_work_product": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "name": "bracket", "file_path": "bracket.step", "material": "steel"}
 	},
+	"twin.import_urdf": func(f writeFixtures) map[string]any {
+		return map[string]any{"project_id": f.projectID, "file_path": "robot.urdf", "replace_existing": true}
+	},
 	"twin.evaluate_overhang_metric": func(f writeFixtures) map[string]any {
 		return map[string]any{"project_id": f.projectID, "work_product_id": f.entityID, "mesh_file": "mesh.inp", "threshold_deg": 30}
 	},
