@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the solvers MetaForge's adapters drive, when missing: ngspice,
-# CalculiX (ccx), gmsh, KiCad 6 with its pcbnew Python module and FreeCAD
-# 0.20 headless with VTK for its mesher (Debian), and CadQuery 2.8 (PyPI)
-# for the cadquery adapter's Python. Without them
+# CalculiX (ccx), gmsh, KiCad 6 with its pcbnew Python module, FreeCAD
+# 0.20 headless with VTK for its mesher, check_urdf and libsdformat 12
+# (Debian), and CadQuery 2.8, PyBullet and usd-core (PyPI) for the
+# cadquery, physics and omniverse_usd adapters' Python. Without them
 # metaforge serve starts, but health reports those adapters unreachable.
 # Safe to run again: it installs nothing that is already there.
 #
@@ -40,6 +41,13 @@ missing_solvers() {
 	# FreeCAD's module is not on Python's path: its lib folder is
 	# (adapters/freecad/install.go names the same folders).
 	PYTHONPATH=/usr/lib/freecad/lib has_module "$freecad_python" FreeCAD || echo freecad
+	# Robotics: PyBullet simulates URDFs (physics adapter), usd-core reads
+	# USD stages (omniverse_usd), check_urdf and libsdformat check what the
+	# exporters write (the gazebo adapter's checker is built against it).
+	has_module "$cadquery_python" pybullet || echo pybullet
+	has_module "$cadquery_python" pxr || echo usd-core
+	command -v check_urdf >/dev/null 2>&1 || echo urdfdom
+	pkg-config --exists sdformat12 2>/dev/null || echo sdformat
 }
 
 mapfile -t missing < <(missing_solvers)
@@ -83,6 +91,16 @@ for solver in "${missing[@]}"; do
 	gmsh) apt_install gmsh ;;
 	kicad) apt_install --no-install-recommends kicad ;;
 	freecad) apt_install --no-install-recommends freecad-python3 libvtk9.1 ;;
+	urdfdom) apt_install --no-install-recommends liburdfdom-tools ;;
+	sdformat) apt_install --no-install-recommends libsdformat-dev pkg-config g++ ;;
+	pybullet | usd-core)
+		# Pinned: pybullet 3.2.7 and usd-core 26.11 ship manylinux wheels for
+		# CPython 3.11, so nothing is compiled here.
+		pin=pybullet==3.2.7
+		[ "$solver" = usd-core ] && pin=usd-core==26.11
+		"$cadquery_python" -m pip install --quiet --disable-pip-version-check "$pin" ||
+			"$cadquery_python" -m pip install --quiet --disable-pip-version-check --break-system-packages "$pin"
+		;;
 	cadquery)
 		# Pinned: the adapter is written against 2.8.
 		if ! command -v "$cadquery_python" >/dev/null 2>&1 || ! "$cadquery_python" -m pip --version >/dev/null 2>&1; then
