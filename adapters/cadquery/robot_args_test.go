@@ -90,7 +90,7 @@ func TestRobotRequestOrdersAndConverts(t *testing.T) {
 	}
 }
 
-func TestJointKindTable(t *testing.T) {
+func TestRobotJointKindTable(t *testing.T) {
 	lim := &jointLimits{Lower: 0, Upper: 1, Effort: ptr(1), Velocity: ptr(1)}
 	want := map[string]map[string]string{
 		"fixed":       {formatURDF: "fixed", formatSDF: "fixed", formatUSD: "PhysicsFixedJoint"},
