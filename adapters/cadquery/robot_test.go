@@ -14,7 +14,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/cadquery"
+	"github.com/metaforge/metaforge/internal/workspace"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -25,7 +27,7 @@ const aluminiumDensity = 2700
 // 200 and a 150 x 30 x 20 mm link from 200 to 350 (create_parametric
 // centres each box on the origin, so x moves it by half its length),
 // joined at x = 200 by a revolute joint about Z of +-90 degrees.
-func twoLinkArm(t *testing.T, link1, link2 string) obj {
+func twoLinkArm(link1, link2 string) obj {
 	return obj{
 		"robot_name": "arm",
 		"material":   "aluminum_6061_t6",
@@ -46,7 +48,7 @@ func TestRobotTwoLinkArmURDF(t *testing.T) {
 	link1 := part(t, a, "box", map[string]float64{"length": 200, "width": 40, "height": 20})
 	link2 := part(t, a, "box", map[string]float64{"length": 150, "width": 30, "height": 20})
 
-	data, res := call(t, a, cadquery.ToolExportURDFAssembly, twoLinkArm(t, link1, link2))
+	data, res := call(t, a, cadquery.ToolExportURDFAssembly, twoLinkArm(link1, link2))
 	file := data["output_file"].(string)
 	if filepath.Base(file) != "arm.urdf" {
 		t.Errorf("output_file %s, want arm.urdf", file)
@@ -141,7 +143,7 @@ func TestRobotTwoLinkArmURDF(t *testing.T) {
 	}
 
 	// The same call writes the same bytes.
-	again, _ := call(t, a, cadquery.ToolExportURDFAssembly, twoLinkArm(t, link1, link2))
+	again, _ := call(t, a, cadquery.ToolExportURDFAssembly, twoLinkArm(link1, link2))
 	for _, name := range []string{"arm.urdf", "link1.stl", "link2.stl"} {
 		first, _ := os.ReadFile(filepath.Join(dir, name))
 		second, _ := os.ReadFile(filepath.Join(filepath.Dir(again["output_file"].(string)), name))
@@ -151,7 +153,7 @@ func TestRobotTwoLinkArmURDF(t *testing.T) {
 	}
 
 	// The xacro variant: the same description, the xacro namespace on <robot>.
-	args := twoLinkArm(t, link1, link2)
+	args := twoLinkArm(link1, link2)
 	args["xacro"] = true
 	data, _ = call(t, a, cadquery.ToolExportURDFAssembly, args)
 	xfile := data["output_file"].(string)
@@ -542,4 +544,52 @@ print(json.dumps(out))
 		t.Fatalf("%s: %v\n%s", file, err, out)
 	}
 	return s
+}
+
+// The schemas the registry checks before a call take the robots the
+// tests send and refuse what Call would refuse.
+func TestRobotSchemas(t *testing.T) {
+	a := cadquery.New(workspace.New(t.TempDir()), cadquery.Options{Python: "/nonexistent/python3"})
+	defer a.Close()
+	reg := adapters.NewRegistry()
+	if err := reg.Register(a); err != nil {
+		t.Fatal(err)
+	}
+	arm, err := json.Marshal(twoLinkArm("l1.step", "l2.step"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	good := map[string][]string{
+		cadquery.ToolExportURDFAssembly: {string(arm),
+			`{"parts": [{"name": "a", "file": "a.step", "material": "steel"}], "xacro": true, "output_path": "a.urdf.xacro"}`},
+		cadquery.ToolExportURDF:         {`{"file": "a.step", "material": "pla"}`},
+		cadquery.ToolGenerateROS2Launch: {`{"urdf_file": "a.urdf", "gui": true, "rviz": true, "package_name": "a_description"}`},
+	}
+	bad := map[string][]string{
+		cadquery.ToolExportURDFAssembly: {
+			`{"parts": []}`,
+			`{"parts": [{"name": "link 1", "file": "a.step"}]}`,
+			`{"parts": [{"name": "a", "file": "a.step"}], "joints": [{"name": "j", "type": "hinge", "base": "a", "follower": "b", "origin": [0, 0, 0]}]}`,
+			`{"parts": [{"name": "a", "file": "a.step"}], "joints": [{"name": "j", "type": "fixed", "base": "a", "follower": "b"}]}`,
+			`{"parts": [{"name": "a", "file": "a.step"}], "joints": [{"name": "j", "type": "revolute", "base": "a", "follower": "b", "origin": [0, 0, 0], "axis": [0, 1]}]}`,
+			`{"parts": [{"name": "a", "file": "a.step"}], "joints": [{"name": "j", "type": "slider", "base": "a", "follower": "b", "origin": [0, 0, 0], "limits": {"lower": 0, "upper": 1, "effort": -1}}]}`,
+			`{"parts": [{"name": "a", "file": "a.step"}], "robot_name": "my robot"}`,
+		},
+		cadquery.ToolExportURDF:         {`{"file": "a.step"}`, `{"file": "a.step", "material": "pla", "output_path": "../a.urdf"}`},
+		cadquery.ToolGenerateROS2Launch: {`{}`, `{"urdf_file": "a.urdf", "package_name": "A"}`},
+	}
+	for tool, args := range good {
+		for _, arg := range args {
+			if err := reg.ValidateArguments(tool, []byte(arg)); err != nil {
+				t.Errorf("%s: the schema refuses %s: %v", tool, arg, err)
+			}
+		}
+	}
+	for tool, args := range bad {
+		for _, arg := range args {
+			if err := reg.ValidateArguments(tool, []byte(arg)); err == nil {
+				t.Errorf("%s: the schema accepts %s", tool, arg)
+			}
+		}
+	}
 }
