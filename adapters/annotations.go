@@ -93,6 +93,12 @@ var annotationTable = map[string]Annotations{
 	"cadquery.create_assembly":   {ReadOnly: true, Idempotent: true},
 	"gmsh.generate_mesh":         {ReadOnly: true, Idempotent: true},
 	"gmsh.list_named_faces":      {ReadOnly: true, Idempotent: true},
+
+	// PyBullet simulations of a URDF: they write nothing, and a fixed time
+	// step with nothing random gives the same answer every time.
+	"cadquery.validate_physics_stability": {ReadOnly: true, Idempotent: true},
+	"physics.run_simulation":              {ReadOnly: true, Idempotent: true},
+
 	// freecad's file-based tools: like cadquery's, each writes only its
 	// own call folder and FreeCAD is deterministic.
 	"freecad.create_parametric":  {ReadOnly: true, Idempotent: true},
