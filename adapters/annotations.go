@@ -94,6 +94,11 @@ var annotationTable = map[string]Annotations{
 	"gmsh.generate_mesh":         {ReadOnly: true, Idempotent: true},
 	"gmsh.list_named_faces":      {ReadOnly: true, Idempotent: true},
 
+	// Robot descriptions: each writes only its own call folder.
+	"cadquery.export_urdf":          {ReadOnly: true, Idempotent: true},
+	"cadquery.export_urdf_assembly": {ReadOnly: true, Idempotent: true},
+	"cadquery.generate_ros2_launch": {ReadOnly: true, Idempotent: true},
+
 	// PyBullet simulations of a URDF: they write nothing, and a fixed time
 	// step with nothing random gives the same answer every time.
 	"cadquery.validate_physics_stability": {ReadOnly: true, Idempotent: true},
