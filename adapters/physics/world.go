@@ -119,8 +119,9 @@ func worldRules(fixedBase bool) []adapters.SchemaRule {
 		adapters.At("ground", adapters.Default(true), adapters.Describe(
 			"Load a ground plane (PyBullet's plane.urdf, a 200 m square) for the robot to stand on; its contacts are reported as link \"ground\".")),
 		adapters.At("ground_z_mm", adapters.Minimum(-1e6), adapters.Maximum(1e6), adapters.Describe(
-			"Height of the ground's top, mm, in the world frame. Default: just under the robot's lowest collision point as it starts "+
-				"(initial_positions applied), so a free body stands on it and nothing starts in it; the result gives the height used.")),
+			"Height of the ground's top, mm, in the world frame. Default: where the robot's lowest collision shape touches it as the robot "+
+				"starts (initial_positions applied), so a free body stands on it and nothing starts in it (a mesh's convex hull carries "+
+				"PyBullet's 1 mm collision margin, so the ground sits 1 mm below a mesh); the result gives the height used.")),
 		adapters.At("initial_positions", adapters.MaxProperties(maxJointsNamed), adapters.Describe(
 			"Starting position of named movable joints: revolute and continuous in degrees, prismatic in mm, within the URDF's limits; "+
 				"the others start at 0.")),
