@@ -232,7 +232,7 @@ func (r *robot) jointValues(field string, values map[string]float64) error {
 			return protocol.Invalid("%s.%s must be a finite number (%s)", field, name, j.unit())
 		}
 		if j.Lower != nil && (v < *j.Lower-1e-9 || v > *j.Upper+1e-9) {
-			return protocol.Invalid("%s.%s is %g %s, outside the joint's limits [%g, %g] %s in the URDF",
+			return protocol.Invalid("%s.%s is %g %s, outside the joint's limits [%.6g, %.6g] %s in the URDF",
 				field, name, v, j.unit(), *j.Lower, *j.Upper, j.unit())
 		}
 	}

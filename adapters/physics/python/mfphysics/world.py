@@ -114,11 +114,12 @@ def _load(path, fixed_base, flags):
             return p.loadURDF(path, [0, 0, 0], [0, 0, 0, 1], useFixedBase=fixed_base, flags=flags)
         except p.error as e:
             failure = str(e)
-    # PyBullet prints a header line ("b3Warning[file,line]:") before each message.
-    lines = [ln.strip() for ln in said().splitlines() if ln.strip() and not re.match(r"^b3\w+\[.*\]:?$", ln.strip())]
-    detail = "; ".join(lines[-4:])
-    raise Refusal("PyBullet cannot load %s (%s%s); check the file with check_urdf and that every mesh it names "
-                  "is beside it" % (path, failure, ": " + detail if detail else ""))
+    # PyBullet tags each message with a header ("b3Error[file,line]:"),
+    # before it or run on after it; the message is what is left.
+    text = re.sub(r"b3\w+\[[^\]]*\]:?", "\n", said())
+    detail = " ".join(ln.strip() for ln in text.splitlines() if ln.strip())[-600:]
+    raise Refusal("PyBullet cannot load %s: %s; check the file with check_urdf and that every mesh it names is beside it"
+                  % (path, detail or failure))
 
 
 class _captured_stdout:
