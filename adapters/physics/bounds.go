@@ -14,6 +14,7 @@ const (
 	maxDurationS     = 60.0    // simulated seconds
 	maxSteps         = 200_000 // time steps in one call
 	maxSamples       = 5_000   // samples of a trajectory
+	maxJointSamples  = 200_000 // samples times movable joints: the trajectory points in one result
 	defaultTimeStepS = 1.0 / 240
 	maxTimeStepS     = 0.02
 	minTimeStepS     = 1e-5
@@ -47,9 +48,10 @@ func steps(field string, duration, ts float64) (int, error) {
 }
 
 // sampleEvery is the number of steps between samples at rate hz, for a run
-// of n steps of ts: the nearest whole number of steps (at least one), so
-// the samples fall on steps; the result gives the interval that follows.
-func sampleEvery(hz, ts float64, n int) (int, error) {
+// of n steps of ts of a robot with joints movable joints: the nearest
+// whole number of steps (at least one), so the samples fall on steps; the
+// result gives the interval that follows.
+func sampleEvery(hz, ts float64, n, joints int) (int, error) {
 	if !(hz > 0) || math.IsInf(hz, 0) {
 		return 0, protocol.Invalid("sample_rate_hz must be above 0, got %g", hz)
 	}
@@ -61,6 +63,10 @@ func sampleEvery(hz, ts float64, n int) (int, error) {
 	if samples := n/every + 1; samples > maxSamples {
 		return 0, protocol.Invalid("duration_s x sample_rate_hz gives %d samples, more than the %d a result may carry; sample more slowly or simulate less",
 			samples, maxSamples)
+	}
+	if samples := n/every + 1; samples*joints > maxJointSamples {
+		return 0, protocol.Invalid("%d samples of %d movable joints is %d trajectory points, more than the %d a result may carry; sample more slowly or simulate less",
+			samples, joints, samples*joints, maxJointSamples)
 	}
 	return every, nil
 }

@@ -3,6 +3,7 @@ package physics_test
 import (
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
@@ -120,6 +121,19 @@ func TestRunsAreBounded(t *testing.T) {
 	mustContain(t, "sampling faster than stepping", refused(t, protocol.InvalidParams, physics.ToolRunSimulation,
 		map[string]any{"urdf_file": urdf, "duration_s": 1.0, "sample_rate_hz": 1000.0}),
 		"sample_rate_hz 1000 is faster than the simulation's own rate", "240 Hz")
+	// A 50-joint chain sampled 4801 times is 240050 trajectory points.
+	small := box{size: [3]float64{0.01, 0.01, 0.01}, density: aluminium}
+	links := []link{{name: "l0", boxes: []box{small}}}
+	var joints []joint
+	for i := 1; i <= 50; i++ {
+		links = append(links, link{name: fmt.Sprintf("l%d", i), boxes: []box{small}})
+		joints = append(joints, joint{name: fmt.Sprintf("j%d", i), kind: "continuous", parent: fmt.Sprintf("l%d", i-1),
+			child: fmt.Sprintf("l%d", i), origin: [3]float64{0.01, 0, 0}, axis: [3]float64{0, 0, 1}})
+	}
+	chain := writeFile(t, "refusals/chain.urdf", robotXML("chain", links, joints))
+	mustContain(t, "too many joint samples", refused(t, protocol.InvalidParams, physics.ToolRunSimulation,
+		map[string]any{"urdf_file": chain, "duration_s": 60.0, "sample_rate_hz": 80.0}),
+		"4801 samples of 50 movable joints is 240050 trajectory points, more than the 200000")
 	mustContain(t, "a ground height with no ground", refused(t, protocol.InvalidParams, physics.ToolRunSimulation,
 		map[string]any{"urdf_file": urdf, "duration_s": 1.0, "ground": false, "ground_z_mm": 0.0}),
 		"ground_z_mm", "ground is false")

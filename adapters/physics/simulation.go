@@ -45,8 +45,8 @@ var simulationTool = adapters.Declare(adapters.Manifest{
 		"Revolute and continuous joints are in degrees, prismatic in mm. Returns times_s (the sample times), per movable joint its " +
 		"position and velocity at each sample (deg, deg/s or mm, mm/s), the contacts at each sample (per pair of links: summed " +
 		"normal force N, points, deepest penetration mm; the ground is link \"ground\"), the final base pose (the root link's " +
-		"frame: xyz_m, rpy_deg) and the ground's height. Bounded: at most 60 simulated seconds, 200000 steps and 5000 samples " +
-		"per call. Writes nothing.",
+		"frame: xyz_m, rpy_deg) and the ground's height. Bounded: at most 60 simulated seconds, 200000 steps, 5000 samples and " +
+		"200000 joint samples per call, and 20000 contact pairs in all (the rest counted in contact_pairs_left_off). Writes nothing.",
 	Capability:     "robot_simulation",
 	OutputSchema:   json.RawMessage(simulationOutputSchema),
 	Idempotent:     true,
@@ -78,7 +78,7 @@ func (a *Adapter) runSimulation(ctx context.Context, in simulationArgs) (any, er
 	if in.SampleRateHz != nil {
 		hz = *in.SampleRateHz
 	}
-	every, err := sampleEvery(hz, world.TimeStepS, n)
+	every, err := sampleEvery(hz, world.TimeStepS, n, len(r.movableNames()))
 	if err != nil {
 		return nil, err
 	}
@@ -146,7 +146,7 @@ const simulationOutputSchema = `{"type": "object", "additionalProperties": false
     "contacts": {"type": "array", "description": "At each of times_s, the robot's contacts by pair of links, largest force first (at most 100).",
       "items": {"type": "object", "additionalProperties": false, "required": ["t_s", "pairs"],
         "properties": {"t_s": {"type": "number"}, "pairs": {"type": "array", "items": ` + contactPairSchema + `}}}},
-    "contact_pairs_left_off": {"type": "integer", "minimum": 0, "description": "Pairs past the 100 a sample lists, summed over the samples."},
+    "contact_pairs_left_off": {"type": "integer", "minimum": 0, "description": "Pairs left off: past the 100 a sample lists, or past the 20000 a result lists in all."},
     "final_base_pose": ` + poseSchema + `,
     "ground_z_m": {"type": ["number", "null"], "description": "Height of the ground's top, m; null without a ground."},
     "links": {"type": "array", "items": {"type": "string"}, "description": "The robot's links, root first."}

@@ -98,3 +98,34 @@ func TestADroppedSlabRestsOnTheGroundWithItsWeight(t *testing.T) {
 		t.Errorf("a single link has no joints: %v", out["joints"])
 	}
 }
+
+// With self_collision, links that overlap are found and measured: a
+// three-link chain folded back on itself (both joints at 180 degrees)
+// lays link c exactly over link a, two 200 x 40 x 20 mm boxes, so they
+// overlap by the full 20 mm of their thickness; without it, PyBullet does
+// not collide a robot's links and nothing is reported.
+func TestSelfCollisionFindsOverlappingLinks(t *testing.T) {
+	bar := box{size: [3]float64{0.2, 0.04, 0.02}, at: [3]float64{0.1, 0, 0}, density: aluminium}
+	urdf := writeFile(t, "self/fold.urdf", robotXML("fold",
+		[]link{{name: "a", boxes: []box{bar}}, {name: "b", boxes: []box{bar}}, {name: "c", boxes: []box{bar}}},
+		[]joint{
+			{name: "j1", kind: "continuous", parent: "a", child: "b", origin: [3]float64{0.2, 0, 0}, axis: [3]float64{0, 0, 1}},
+			{name: "j2", kind: "continuous", parent: "b", child: "c", origin: [3]float64{0.2, 0, 0}, axis: [3]float64{0, 0, 1}},
+		}))
+	folded := map[string]any{"j1": 180.0, "j2": 180.0}
+	out := call(t, cadquery.ToolValidatePhysicsStability, map[string]any{"urdf_file": urdf, "initial_positions": folded,
+		"self_collision": true, "ground": false, "settle_time_s": 0.1})
+	pens := out["penetrations"].([]any)
+	if len(pens) != 1 || at(t, pens, 0, "link_a") != "a" || at(t, pens, 0, "link_b") != "c" {
+		t.Fatalf("want links a and c overlapping: %v", pens)
+	}
+	near(t, "overlap of a and c (mm)", num(t, out, "max_penetration_mm"), 20, 0.005)
+	if out["penetration_within_tolerance"] != false || out["ground_z_m"] != nil {
+		t.Errorf("a 20 mm overlap is within the 1 mm tolerance, or a ground was loaded: %v, %v", out["penetration_within_tolerance"], out["ground_z_m"])
+	}
+	out = call(t, cadquery.ToolValidatePhysicsStability, map[string]any{"urdf_file": urdf, "initial_positions": folded,
+		"ground": false, "settle_time_s": 0.1})
+	if len(out["penetrations"].([]any)) != 0 || out["penetration_within_tolerance"] != true {
+		t.Errorf("without self_collision, penetrations %v", out["penetrations"])
+	}
+}
