@@ -99,6 +99,11 @@ var annotationTable = map[string]Annotations{
 	"cadquery.export_urdf_assembly": {ReadOnly: true, Idempotent: true},
 	"cadquery.generate_ros2_launch": {ReadOnly: true, Idempotent: true},
 
+	// PyBullet simulations of a URDF: they write nothing, and a fixed time
+	// step with nothing random gives the same answer every time.
+	"cadquery.validate_physics_stability": {ReadOnly: true, Idempotent: true},
+	"physics.run_simulation":              {ReadOnly: true, Idempotent: true},
+
 	// freecad's file-based tools: like cadquery's, each writes only its
 	// own call folder and FreeCAD is deterministic.
 	"freecad.create_parametric":  {ReadOnly: true, Idempotent: true},

@@ -41,6 +41,7 @@ var solverOf = map[string]string{
 	"adapter-gmsh":     "gmsh",
 	"adapter-spice":    "ngspice",
 	"adapter-cadquery": "cadquery==2.8.0",
+	"adapter-physics":  "pybullet==3.2.7",
 	"adapter-kicad":    "kicad",
 	"adapter-freecad":  "freecad-python3",
 }

@@ -1,0 +1,32 @@
+package physics
+
+import (
+	"context"
+	"encoding/json"
+
+	"github.com/metaforge/metaforge/adapters"
+	"github.com/metaforge/metaforge/protocol"
+)
+
+// tool is one physics.* tool, declared with the Go type of its arguments.
+type tool = adapters.Declared[*Adapter]
+
+// tools are the adapter's tools, in the order Manifests lists them.
+// cadquery.validate_physics_stability is declared by the cadquery adapter
+// and runs here through ValidateStability.
+var tools = []tool{simulationTool}
+
+// encode is a tool's answer: it writes no file.
+func encode(out any) (*adapters.Result, error) {
+	raw, err := json.Marshal(out)
+	if err != nil {
+		return nil, &protocol.Error{Code: protocol.InternalError, Details: "the result cannot be encoded as JSON: " + err.Error()}
+	}
+	return &adapters.Result{Data: raw}, nil
+}
+
+// method adapts a method expression, (*Adapter).f, to the handler order
+// Declare calls: context first.
+func method[In any](f func(*Adapter, context.Context, In) (any, error)) func(context.Context, *Adapter, In) (any, error) {
+	return func(ctx context.Context, a *Adapter, in In) (any, error) { return f(a, ctx, in) }
+}
