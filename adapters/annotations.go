@@ -147,6 +147,13 @@ var annotationTable = map[string]Annotations{
 	"kicad.export_netlist":  {ReadOnly: true, Idempotent: true},
 	"kicad.get_pin_mapping": {ReadOnly: true, Idempotent: true},
 
+	// OpenUSD through usd-core. The two readers write nothing; the
+	// converter writes only its own call folder, the same GLB giving the
+	// same stage.
+	"omniverse_usd.validate_usd_minimum": {ReadOnly: true, Idempotent: true},
+	"omniverse_usd.describe_stage":       {ReadOnly: true, Idempotent: true},
+	"omniverse_usd.convert_glb_to_usd":   {ReadOnly: true, Idempotent: true},
+
 	// Projects and sessions. Opening a project or starting a session only
 	// changes this session's own view, so they are read-only: holding them
 	// for approval would block the one step that scopes later writes.

@@ -43,6 +43,8 @@ var solverOf = map[string]string{
 	"adapter-cadquery": "cadquery==2.8.0",
 	"adapter-kicad":    "kicad",
 	"adapter-freecad":  "freecad-python3",
+	// usd-core's pxr, in the cadquery image's Python.
+	"adapter-omniverse_usd": "usd-core==26.11",
 }
 
 // composeConfig is the part of `docker-compose config` (the file with its

@@ -16,6 +16,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/kicad"
+	"github.com/metaforge/metaforge/adapters/omniverseusd"
 	"github.com/metaforge/metaforge/adapters/power"
 	"github.com/metaforge/metaforge/adapters/spice"
 	twinadapter "github.com/metaforge/metaforge/adapters/twin"
@@ -64,6 +65,7 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, w
 		cad.New(reg), // the CAD contract over cadquery and freecad: reads reg at each call
 		calculix.NewWith(ws, calculix.Options{MaxMemoryMB: feaMemory}),
 		kicad.New(ws),
+		omniverseusd.New(ws, omniverseusd.Options{}),
 		call.New(worker.CallLookup{Client: t.Client}),
 		&health.Adapter{Checker: checker},
 	}

@@ -1,7 +1,8 @@
-# A MetaForge worker with CadQuery 2.8 (PyPI, pinned as deploy/test-deps.sh
-# pins it) in a virtual environment on Debian bookworm's Python 3.11: it
-# serves adapter-cadquery. The adapter's kernel runs in that Python
-# (METAFORGE_CADQUERY_PYTHON).
+# A MetaForge worker with CadQuery 2.8 and usd-core 26.11 (PyPI, pinned as
+# deploy/test-deps.sh pins them) in a virtual environment on Debian
+# bookworm's Python 3.11: it serves adapter-cadquery, whose kernel runs in
+# that Python (METAFORGE_CADQUERY_PYTHON), and adapter-omniverse_usd, whose
+# one-shot scripts do too (METAFORGE_USD_PYTHON).
 #
 # Build from the repository root:
 #   docker build -f deploy/docker/solver-cadquery.Dockerfile -t metaforge/solver-cadquery:0.1.0 .
@@ -41,11 +42,12 @@ RUN apt-get update \
 	&& useradd --system --uid 10001 --gid metaforge --create-home --home-dir /home/metaforge --shell /usr/sbin/nologin metaforge \
 	&& install -d -o metaforge -g metaforge /var/lib/metaforge
 RUN python3 -m venv /opt/cadquery \
-	&& /opt/cadquery/bin/pip install --no-cache-dir --disable-pip-version-check cadquery==2.8.0 \
-	&& /opt/cadquery/bin/python -c "import cadquery; print('cadquery', cadquery.__version__)"
-ENV METAFORGE_CADQUERY_PYTHON=/opt/cadquery/bin/python
+	&& /opt/cadquery/bin/pip install --no-cache-dir --disable-pip-version-check cadquery==2.8.0 usd-core==26.11 \
+	&& /opt/cadquery/bin/python -c "import cadquery; print('cadquery', cadquery.__version__)" \
+	&& /opt/cadquery/bin/python -c "from pxr import Usd; print('usd-core', Usd.GetVersion())"
+ENV METAFORGE_CADQUERY_PYTHON=/opt/cadquery/bin/python METAFORGE_USD_PYTHON=/opt/cadquery/bin/python
 COPY --from=build /out/metaforge /usr/local/bin/metaforge
 USER metaforge
 WORKDIR /home/metaforge
 ENTRYPOINT ["metaforge", "worker"]
-CMD ["--queues", "adapter-cadquery", "--data-dir", "/var/lib/metaforge"]
+CMD ["--queues", "adapter-cadquery,adapter-omniverse_usd", "--data-dir", "/var/lib/metaforge"]
