@@ -57,9 +57,8 @@ func readStage(t *testing.T, toolID string, args obj) obj {
 	return out
 }
 
-// stageOf describes a stage and checks it passes the minimum gate with
-// meshes meshes; it returns the description with its prims, bodies and
-// joints by path.
+// stageView is a stage as describe_stage reports it, with its prims,
+// bodies, joints and meshes by path.
 type stageView struct {
 	desc   obj
 	prims  map[string]obj
@@ -68,11 +67,26 @@ type stageView struct {
 	meshes map[string]obj
 }
 
+// stageOf checks a stage passes the minimum gate, usd-core's validators
+// included, with meshes meshes, and describes it.
 func stageOf(t *testing.T, file string, meshes int) stageView {
 	t.Helper()
 	gate := readStage(t, omniverseusd.ToolValidateUSDMinimum, obj{"file": file, "min_meshes": meshes})
 	if gate["passed"] != true {
 		t.Errorf("validate_usd_minimum of %s: %v", file, gate["checks"])
+	}
+	// usd-core's own UsdPhysics validators ran and found nothing.
+	ran := false
+	for _, c := range gate["checks"].([]any) {
+		if c := c.(obj); c["name"] == "usd_validation" {
+			ran = c["passed"] == true && regexp.MustCompile(`^5 validators ran .*: 0 errors, 0 warnings$`).MatchString(c["detail"].(string))
+			if !ran {
+				t.Errorf("usd-core's validators on %s: %v", file, c)
+			}
+		}
+	}
+	if !ran {
+		t.Errorf("validate_usd_minimum ran no usd_validation check on %s", file)
 	}
 	desc := readStage(t, omniverseusd.ToolDescribeStage, obj{"file": file})
 	v := stageView{desc: desc, prims: byPath(desc, "prims"), bodies: byPath(desc, "rigid_bodies"),

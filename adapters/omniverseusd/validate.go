@@ -52,7 +52,9 @@ var validateTool = adapters.Declare(adapters.Manifest{
 		"usd-core: the stage opens without composition errors; its root layer names a default prim that exists; it has at least " +
 		"min_meshes (default 1) UsdGeom.Mesh prims; it authors metersPerUnit (require_meters, default true) and upAxis " +
 		"(require_up_axis, default true) rather than leaving USD's fallbacks (centimetres, Y up); and, when it has UsdPhysics " +
-		"joints, each joint's body0/body1 names a rigid body or collider on the stage. Returns passed (every check passed), " +
+		"joints, each joint's body0/body1 names a rigid body or collider on the stage; and usd-core's own validators " +
+		"(UsdValidation: AttributeTypeMismatch and the UsdPhysics rigid body, collider, joint and articulation checkers) report " +
+		"no error (check usd_validation, their messages in its detail). Returns passed (every check passed), " +
 		"checks ([{name, passed, detail}]) and summary (up axis, metersPerUnit, default prim, prim/mesh/rigid body/joint counts; " +
 		"null when the file does not open). A failed check is an answer, not an error. Writes nothing.",
 	Capability:     "usd_validation",
@@ -100,7 +102,7 @@ const validateOutputSchema = `{
     "passed": {"type": "boolean", "description": "true when every check passed."},
     "checks": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["name", "passed", "detail"],
       "properties": {
-        "name": {"type": "string", "enum": ["opens", "composition", "default_prim", "mesh_count", "meters_per_unit", "up_axis", "joint_bodies"]},
+        "name": {"type": "string", "enum": ["opens", "composition", "default_prim", "mesh_count", "meters_per_unit", "up_axis", "joint_bodies", "usd_validation"]},
         "passed": {"type": "boolean"},
         "detail": {"type": "string", "description": "What was found, and for a failed check what is wrong."}}}},
     "summary": {"type": ["object", "null"], "additionalProperties": false, "required": [` + summaryRequired + `],

@@ -116,6 +116,47 @@ def Xform "robot"
 		t.Fatalf("a joint to a missing body: %v", out["checks"])
 	}
 	mustContain(t, "joint_bodies", c["detail"].(string), "/robot/elbow.body1 names /robot/forearm, which does not exist")
+	// usd-core's own joint checker says so too.
+	v := checksOf(t, out)["usd_validation"]
+	if v == nil || v["passed"] != false {
+		t.Fatalf("usd_validation %v, want failed", v)
+	}
+	mustContain(t, "usd_validation", v["detail"].(string), "usdPhysicsValidators:PhysicsJointChecker JointInvalidPrimRel")
+}
+
+// A UsdPhysics attribute of the wrong type (physics:mass is a float) is
+// caught by usd-core's validators, though the stage opens and has every
+// piece the other checks look for.
+func TestValidateRunsUSDValidators(t *testing.T) {
+	stage := writeFile(t, "typed.usda", `#usda 1.0
+(
+    defaultPrim = "body"
+    metersPerUnit = 1
+    upAxis = "Z"
+)
+
+def Mesh "body" (
+    prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI", "PhysicsCollisionAPI"]
+)
+{
+    double physics:mass = 2
+    int[] faceVertexCounts = [3]
+    int[] faceVertexIndices = [0, 1, 2]
+    point3f[] points = [(0, 0, 0), (1, 0, 0), (0, 1, 0)]
+}
+`)
+	out := call1(t, stage)
+	checks := checksOf(t, out)
+	if out["passed"] != false || checks["usd_validation"]["passed"] != false {
+		t.Fatalf("a double physics:mass passed: %v", out["checks"])
+	}
+	mustContain(t, "usd_validation", checks["usd_validation"]["detail"].(string),
+		"usdValidation:AttributeTypeMismatch", "physics:mass", "Expected attribute type is 'float'")
+	for _, name := range []string{"opens", "composition", "default_prim", "mesh_count", "meters_per_unit", "up_axis"} {
+		if checks[name]["passed"] != true {
+			t.Errorf("check %s: %v", name, checks[name])
+		}
+	}
 }
 
 // A file usd-core cannot parse fails the gate at "opens"; a file that is

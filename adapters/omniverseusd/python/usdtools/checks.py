@@ -2,7 +2,9 @@
 opens, it names a default prim (what a reference to the file brings in),
 it has meshes to simulate, and it says its scale and up axis instead of
 leaving USD's fallbacks (centimetres, Y up) to be guessed. Joints, when
-there are any, must join rigid bodies that exist.
+there are any, must join rigid bodies that exist. And usd-core's own
+validators (UsdValidation) of attribute types and of the UsdPhysics
+schemas (rigid bodies, colliders, joints, articulations) report no error.
 
 A failed check is an answer (passed false, with what failed and why), not
 an error: the gate's job is to say no.
@@ -47,6 +49,7 @@ def validate(args):
                              "upAxis is not authored: USD would assume %s" % s["up_axis"]))
     if s["joint_count"]:
         checks.append(_joint_bodies(stage))
+    checks.append(_validators(stage))
     return {"file": path, "passed": all(c["passed"] for c in checks), "checks": checks, "summary": s}
 
 
@@ -68,6 +71,42 @@ def _joint_bodies(stage):
     if bad:
         return _check("joint_bodies", False, "; ".join(bad[:5]) + ("; ..." if len(bad) > 5 else ""))
     return _check("joint_bodies", True, "every joint joins rigid bodies on the stage")
+
+
+# usd-core's validators the gate runs: attribute values of the type their
+# schema declares, and UsdPhysics's own checks. The units and the default
+# prim are checked above, where require_meters and require_up_axis apply.
+VALIDATORS = (
+    "usdValidation:AttributeTypeMismatch",
+    "usdPhysicsValidators:RigidBodyChecker",
+    "usdPhysicsValidators:ColliderChecker",
+    "usdPhysicsValidators:PhysicsJointChecker",
+    "usdPhysicsValidators:ArticulationChecker",
+)
+
+
+def _validators(stage):
+    """usd-core's UsdValidation run with VALIDATORS: failed by any error,
+    warnings listed in the detail."""
+    try:
+        from pxr import UsdValidation
+    except ImportError:
+        return _check("usd_validation", False, "this usd-core (%s) has no UsdValidation (usd-core 24.11 or later has it)"
+                      % ".".join(map(str, Usd.GetVersion())))
+    registry = UsdValidation.ValidationRegistry()
+    names = [n for n in VALIDATORS if registry.HasValidator(n)]
+    missing = [n for n in VALIDATORS if n not in names]
+    found = UsdValidation.ValidationContext(registry.GetOrLoadValidatorsByName(names)).Validate(stage)
+    errors = [e for e in found if e.GetType() == UsdValidation.ValidationErrorType.Error]
+    others = [e for e in found if e.GetType() != UsdValidation.ValidationErrorType.Error]
+    said = ["%s %s: %s" % (e.GetValidator().GetMetadata().name if e.GetValidator() else "usd-core", e.GetName(), e.GetMessage())
+            for e in errors + others]
+    detail = "%d validators ran (%s): %d errors, %d warnings" % (len(names), ", ".join(names), len(errors), len(others))
+    if said:
+        detail += "; " + "; ".join(said[:5]) + ("; ..." if len(said) > 5 else "")
+    if missing:
+        detail += "; not in this usd-core: " + ", ".join(missing)
+    return _check("usd_validation", not errors and not missing, detail)
 
 
 def _check(name, passed, detail):
