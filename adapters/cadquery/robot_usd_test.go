@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/cadquery"
 	"github.com/metaforge/metaforge/adapters/omniverseusd"
 	"github.com/metaforge/metaforge/protocol"
@@ -213,7 +214,11 @@ func sameVec(t *testing.T, what string, got []float64, want []float64, tol float
 func usdArm(link1, link2 string, joint obj) obj {
 	j := obj{"name": "elbow", "type": "revolute", "base": "link1", "follower": "link2", "origin": []float64{200, 0, 0}, "axis": []float64{0, 0, 1}}
 	for k, v := range joint {
-		j[k] = v
+		if v == nil {
+			delete(j, k)
+		} else {
+			j[k] = v
+		}
 	}
 	return obj{
 		"name":     "arm",
@@ -223,12 +228,26 @@ func usdArm(link1, link2 string, joint obj) obj {
 	}
 }
 
+// exportUSD runs a USD export as the server would: the arguments checked
+// against the tool's input schema first, then the call.
+func exportUSD(t *testing.T, a *cadquery.Adapter, toolID string, args obj) (obj, *adapters.Result) {
+	t.Helper()
+	reg := adapters.NewRegistry()
+	if err := reg.Register(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.ValidateArguments(toolID, mustJSON(t, args)); err != nil {
+		t.Fatalf("%s: the input schema refuses the arguments: %v", toolID, err)
+	}
+	return call(t, a, toolID, args)
+}
+
 func TestRobotTwoLinkArmUSD(t *testing.T) {
 	a, _ := warm(t)
 	link1 := part(t, a, "box", map[string]float64{"length": 200, "width": 40, "height": 20})
 	link2 := part(t, a, "box", map[string]float64{"length": 150, "width": 30, "height": 20})
 
-	data, res := call(t, a, cadquery.ToolExportUSDAssembly, usdArm(link1, link2, obj{
+	data, res := exportUSD(t, a, cadquery.ToolExportUSDAssembly, usdArm(link1, link2, obj{
 		"limits": obj{"lower": -90, "upper": 90, "effort": 2, "velocity": 90}}))
 	file := data["output_file"].(string)
 	if !slices.Equal(res.OutputFiles, []string{file}) || data["default_prim"] != "/arm" {
@@ -318,7 +337,7 @@ func TestRobotBallJointedArmUSD(t *testing.T) {
 	a, _ := warm(t)
 	link1 := part(t, a, "box", map[string]float64{"length": 200, "width": 40, "height": 20})
 	link2 := part(t, a, "box", map[string]float64{"length": 150, "width": 30, "height": 20})
-	data, _ := call(t, a, cadquery.ToolExportUSDAssembly, usdArm(link1, link2, obj{"type": "ball", "name": "shoulder", "axis": nil}))
+	data, _ := exportUSD(t, a, cadquery.ToolExportUSDAssembly, usdArm(link1, link2, obj{"type": "ball", "name": "shoulder", "axis": nil}))
 	if len(data["not_exported"].([]any)) != 0 {
 		t.Errorf("not_exported %v, want nothing", data["not_exported"])
 	}
@@ -344,7 +363,7 @@ func TestRobotBallJointedArmUSD(t *testing.T) {
 func TestRobotUSDArbitraryAxes(t *testing.T) {
 	a, _ := warm(t)
 	box := part(t, a, "box", map[string]float64{"length": 100, "width": 20, "height": 20})
-	data, _ := call(t, a, cadquery.ToolExportUSDAssembly, obj{
+	data, _ := exportUSD(t, a, cadquery.ToolExportUSDAssembly, obj{
 		"name": "axes", "material": "steel",
 		"parts": []obj{{"name": "base", "file": box}, {"name": "arm", "file": box, "x": 100}, {"name": "slide", "file": box, "x": 200}},
 		"joints": []obj{
@@ -421,7 +440,7 @@ func writtenQuat(t *testing.T, text, joint string) []float64 {
 func TestRobotUSDRotatedPartKeepsItsTensor(t *testing.T) {
 	a, _ := warm(t)
 	bar := part(t, a, "box", map[string]float64{"length": 100, "width": 20, "height": 10})
-	data, _ := call(t, a, cadquery.ToolExportUSDAssembly, obj{
+	data, _ := exportUSD(t, a, cadquery.ToolExportUSDAssembly, obj{
 		"name": "turned", "material": "steel",
 		"parts": []obj{{"name": "bar", "file": bar, "rx": 20, "rz": 30}},
 	})
@@ -451,7 +470,7 @@ func TestRobotUSDRotatedPartKeepsItsTensor(t *testing.T) {
 func TestRobotSingleBodyUSD(t *testing.T) {
 	a, _ := warm(t)
 	box := part(t, a, "box", map[string]float64{"length": 200, "width": 40, "height": 20})
-	data, _ := call(t, a, cadquery.ToolExportUSD, obj{"file": box, "material": "aluminium", "name": "bar",
+	data, _ := exportUSD(t, a, cadquery.ToolExportUSD, obj{"file": box, "material": "aluminium", "name": "bar",
 		"output_path": "bar_asset", "collision_approximation": "convexDecomposition"})
 	if filepath.Base(data["output_file"].(string)) != "bar_asset.usda" {
 		t.Errorf("output_file %v", data["output_file"])
@@ -480,6 +499,13 @@ func TestRobotUSDRefusalsWriteNothing(t *testing.T) {
 	args := usdArm(link1, link2, nil)
 	args["collision_approximation"] = "sphereFill"
 	mustContain(t, "the error", callErr(t, a, cadquery.ToolExportUSDAssembly, args, protocol.InvalidParams), "collision_approximation")
+	reg := adapters.NewRegistry()
+	if err := reg.Register(a); err != nil {
+		t.Fatal(err)
+	}
+	if err := reg.ValidateArguments(cadquery.ToolExportUSDAssembly, mustJSON(t, args)); err == nil {
+		t.Error("the input schema takes collision_approximation sphereFill")
+	}
 	args = usdArm(link1, link2, nil)
 	args["output_path"] = "arm.usdc"
 	mustContain(t, "the error", callErr(t, a, cadquery.ToolExportUSDAssembly, args, protocol.InvalidParams), "must end in .usda")
