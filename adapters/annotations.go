@@ -98,6 +98,8 @@ var annotationTable = map[string]Annotations{
 	"cadquery.export_urdf":          {ReadOnly: true, Idempotent: true},
 	"cadquery.export_urdf_assembly": {ReadOnly: true, Idempotent: true},
 	"cadquery.generate_ros2_launch": {ReadOnly: true, Idempotent: true},
+	"cadquery.export_usd":           {ReadOnly: true, Idempotent: true},
+	"cadquery.export_usd_assembly":  {ReadOnly: true, Idempotent: true},
 
 	// PyBullet simulations of a URDF: they write nothing, and a fixed time
 	// step with nothing random gives the same answer every time.
@@ -157,6 +159,13 @@ var annotationTable = map[string]Annotations{
 	"kicad.export_bom":      {ReadOnly: true, Idempotent: true},
 	"kicad.export_netlist":  {ReadOnly: true, Idempotent: true},
 	"kicad.get_pin_mapping": {ReadOnly: true, Idempotent: true},
+
+	// OpenUSD through usd-core. The two readers write nothing; the
+	// converter writes only its own call folder, the same GLB giving the
+	// same stage.
+	"omniverse_usd.validate_usd_minimum": {ReadOnly: true, Idempotent: true},
+	"omniverse_usd.describe_stage":       {ReadOnly: true, Idempotent: true},
+	"omniverse_usd.convert_glb_to_usd":   {ReadOnly: true, Idempotent: true},
 
 	// Projects and sessions. Opening a project or starting a session only
 	// changes this session's own view, so they are read-only: holding them

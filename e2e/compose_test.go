@@ -44,6 +44,8 @@ var solverOf = map[string]string{
 	"adapter-physics":  "pybullet==3.2.7",
 	"adapter-kicad":    "kicad",
 	"adapter-freecad":  "freecad-python3",
+	// usd-core's pxr, in the cadquery image's Python.
+	"adapter-omniverse_usd": "usd-core==26.11",
 }
 
 // composeConfig is the part of `docker-compose config` (the file with its

@@ -16,6 +16,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/kicad"
+	"github.com/metaforge/metaforge/adapters/omniverseusd"
 	"github.com/metaforge/metaforge/adapters/physics"
 	"github.com/metaforge/metaforge/adapters/power"
 	"github.com/metaforge/metaforge/adapters/spice"
@@ -66,6 +67,7 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, w
 		calculix.NewWith(ws, calculix.Options{MaxMemoryMB: feaMemory}),
 		kicad.New(ws),
 		physics.New(ws, physics.Options{}),
+		omniverseusd.New(ws, omniverseusd.Options{}),
 		call.New(worker.CallLookup{Client: t.Client}),
 		&health.Adapter{Checker: checker},
 	}

@@ -1,10 +1,11 @@
-# A MetaForge worker with CadQuery 2.8 and PyBullet 3.2.7 (PyPI, pinned as
-# the adapters' install hints name them) in a virtual environment on Debian
-# bookworm's Python 3.11: it serves adapter-cadquery and adapter-physics.
-# The cadquery adapter's kernel runs in that Python
-# (METAFORGE_CADQUERY_PYTHON), and so do the PyBullet simulations
-# (METAFORGE_PHYSICS_PYTHON) of physics.run_simulation and
-# cadquery.validate_physics_stability.
+# A MetaForge worker with CadQuery 2.8, PyBullet 3.2.7 and usd-core 26.11
+# (PyPI, pinned as deploy/install-solvers.sh pins them) in a virtual
+# environment on Debian bookworm's Python 3.11: it serves adapter-cadquery,
+# adapter-physics and adapter-omniverse_usd. The cadquery adapter's kernel
+# runs in that Python (METAFORGE_CADQUERY_PYTHON), and so do the PyBullet
+# simulations (METAFORGE_PHYSICS_PYTHON) of physics.run_simulation and
+# cadquery.validate_physics_stability, and omniverse_usd's one-shot
+# scripts (METAFORGE_USD_PYTHON).
 #
 # Build from the repository root:
 #   docker build -f deploy/docker/solver-cadquery.Dockerfile -t metaforge/solver-cadquery:0.1.0 .
@@ -44,11 +45,12 @@ RUN apt-get update \
 	&& useradd --system --uid 10001 --gid metaforge --create-home --home-dir /home/metaforge --shell /usr/sbin/nologin metaforge \
 	&& install -d -o metaforge -g metaforge /var/lib/metaforge
 RUN python3 -m venv /opt/cadquery \
-	&& /opt/cadquery/bin/pip install --no-cache-dir --disable-pip-version-check cadquery==2.8.0 pybullet==3.2.7 \
-	&& /opt/cadquery/bin/python -c "import cadquery, pybullet, pybullet_data; print('cadquery', cadquery.__version__)"
-ENV METAFORGE_CADQUERY_PYTHON=/opt/cadquery/bin/python METAFORGE_PHYSICS_PYTHON=/opt/cadquery/bin/python
+	&& /opt/cadquery/bin/pip install --no-cache-dir --disable-pip-version-check cadquery==2.8.0 pybullet==3.2.7 usd-core==26.11 \
+	&& /opt/cadquery/bin/python -c "import cadquery, pybullet, pybullet_data; print('cadquery', cadquery.__version__)" \
+	&& /opt/cadquery/bin/python -c "from pxr import Usd; print('usd-core', Usd.GetVersion())"
+ENV METAFORGE_CADQUERY_PYTHON=/opt/cadquery/bin/python METAFORGE_PHYSICS_PYTHON=/opt/cadquery/bin/python METAFORGE_USD_PYTHON=/opt/cadquery/bin/python
 COPY --from=build /out/metaforge /usr/local/bin/metaforge
 USER metaforge
 WORKDIR /home/metaforge
 ENTRYPOINT ["metaforge", "worker"]
-CMD ["--queues", "adapter-cadquery,adapter-physics", "--data-dir", "/var/lib/metaforge"]
+CMD ["--queues", "adapter-cadquery,adapter-physics,adapter-omniverse_usd", "--data-dir", "/var/lib/metaforge"]

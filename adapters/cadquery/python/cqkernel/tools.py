@@ -2,9 +2,11 @@
 resolved and checked them (absolute input paths, output files named in the
 call's folder) and returns (data, files written)."""
 import os
+import shutil
+import tempfile
 import threading
 
-from . import assembly, formats, measure, robot, script_runner, shapes, urdf
+from . import assembly, formats, measure, robot, script_runner, shapes, urdf, usd_export
 from .failures import cadquery_step
 
 # OpenCASCADE is not safe to drive from two threads at once. A script runs
@@ -81,6 +83,21 @@ def export_urdf(args, call):
     }, [out] + meshes
 
 
+def export_usd(args, call):
+    """cadquery.export_usd and export_usd_assembly: the robot model, its
+    meshes read into the stage, which is the one file left: the links'
+    STL files go to a folder of their own, removed once read."""
+    out = args["output_file"]
+    scratch = tempfile.mkdtemp(prefix=".usd-meshes-", dir=os.path.dirname(out))
+    try:
+        with _GEOMETRY:
+            model = robot.build_model(args, scratch)
+        written = usd_export.write(model, out, args["collision_approximation"])
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
+    return dict(output_file=out, name=model["robot_name"], up_axis="Z", meters_per_unit=1, **written), [out]
+
+
 def execute_script(args, call):
     return script_runner.run(args, call)
 
@@ -94,4 +111,6 @@ HANDLERS = {
     "cadquery.create_assembly": create_assembly,
     "cadquery.export_urdf": export_urdf,
     "cadquery.export_urdf_assembly": export_urdf,
+    "cadquery.export_usd": export_usd,
+    "cadquery.export_usd_assembly": export_usd,
 }
