@@ -146,12 +146,14 @@ func contains(list []string, s string) bool {
 // agent on this machine would: its MCP server is `metaforge mcp` over
 // stdio, sharing serve's Temporal (its tools run on serve's workers and
 // twin), with serve's REST address and the operator token a person
-// decides with. It decodes the client's line into out.
-func runStdioAgent(t *testing.T, script string, ports []int, timeout time.Duration, out any) {
+// decides with. mcpArgs are added to metaforge mcp's own (a --profile).
+// It decodes the client's line into out.
+func runStdioAgent(t *testing.T, script string, ports []int, timeout time.Duration, out any, mcpArgs ...string) {
 	t.Helper()
 	srv := serve(t, ports[0], ports[1], ports[2])
 	base := fmt.Sprintf("http://127.0.0.1:%d", ports[2])
-	cmd := command(t, timeout, nodePath, script, base, binary, "mcp", "--data-dir", filepath.Join(t.TempDir(), "mcp"), "--no-worker")
+	args := append([]string{script, base, binary, "mcp", "--data-dir", filepath.Join(t.TempDir(), "mcp"), "--no-worker"}, mcpArgs...)
+	cmd := command(t, timeout, nodePath, args...)
 	cmd.Env = append(cmd.Env, fmt.Sprintf("TEMPORAL_ADDRESS=127.0.0.1:%d", ports[0]), "E2E_OPERATOR_TOKEN="+operatorToken(t, srv.dataDir))
 	runClient(t, "node "+script, cmd, timeout, out)
 }

@@ -24,6 +24,8 @@ import (
 	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/kicad"
+	"github.com/metaforge/metaforge/adapters/omniverseusd"
+	"github.com/metaforge/metaforge/adapters/physics"
 	"github.com/metaforge/metaforge/adapters/power"
 	"github.com/metaforge/metaforge/adapters/spice"
 	twinadapter "github.com/metaforge/metaforge/adapters/twin"
@@ -51,7 +53,8 @@ func catalogue(dataDir string) []adapters.Adapter {
 			panic(err)
 		}
 	}
-	all := append(kernels, power.New(), spice.New(ws.Roots()...), calculix.New(ws), kicad.New(ws), cad.New(reg))
+	all := append(kernels, power.New(), spice.New(ws.Roots()...), calculix.New(ws), kicad.New(ws), cad.New(reg),
+		physics.New(ws, physics.Options{}), omniverseusd.New(ws, omniverseusd.Options{}))
 	all = append(all, flow.New(&flow.Service{Store: mem})...)
 	return append(all, twinadapter.New(&twinadapter.Backend{Store: mem, Sessions: mem})...)
 }
@@ -104,8 +107,8 @@ func TestProfilesFitAndNameRealTools(t *testing.T) {
 		}
 	}
 	slices.Sort(served)
-	if want := []string{"core", "electronics", "mechanical", "mechanical_product", "simulation"}; !slices.Equal(served, want) {
-		t.Errorf("served profiles = %v, want %v (robotics withheld until its exporters exist)", served, want)
+	if want := []string{"core", "electronics", "mechanical", "mechanical_product", "robotics", "simulation"}; !slices.Equal(served, want) {
+		t.Errorf("served profiles = %v, want %v", served, want)
 	}
 	err := mcpserver.ValidateProfile("mech")
 	if err == nil {
@@ -258,11 +261,10 @@ func TestCoreProfileOverStreamableHTTP(t *testing.T) {
 		!strings.Contains(detail, "nothing is down") {
 		t.Errorf("detail = %q", detail)
 	}
-	withheld, _ := json.Marshal(p["withheld"])
-	if !strings.Contains(string(withheld), `"name":"robotics"`) || !strings.Contains(string(withheld), "URDF") {
-		t.Errorf("withheld = %s, want robotics and why", withheld)
+	if withheld, _ := json.Marshal(p["withheld"]); strings.Contains(string(withheld), `"name"`) {
+		t.Errorf("withheld = %s, want none: every profile is served", withheld)
 	}
-	if avail, _ := json.Marshal(p["available"]); string(avail) != `["core","electronics","mechanical","mechanical_product","simulation"]` {
+	if avail, _ := json.Marshal(p["available"]); string(avail) != `["core","electronics","mechanical","mechanical_product","robotics","simulation"]` {
 		t.Errorf("available = %s", avail)
 	}
 }
@@ -272,7 +274,7 @@ func TestCoreProfileOverStreamableHTTP(t *testing.T) {
 func TestUnknownProfileIsInvalidParams(t *testing.T) {
 	cs := connectTo(t, serveHTTP(t, theProfileStack(t), "")+"?profile=mech")
 	_, err := cs.ListTools(context.Background(), nil)
-	wantInvalidParams(t, err, `unknown tool profile "mech"`, "core", "electronics", "mechanical", "mechanical_product", "simulation")
+	wantInvalidParams(t, err, `unknown tool profile "mech"`, "core", "electronics", "mechanical", "mechanical_product", "robotics", "simulation")
 	_, err = cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "project.list", Arguments: map[string]any{}})
 	wantInvalidParams(t, err, `unknown tool profile "mech"`)
 
@@ -282,12 +284,28 @@ func TestUnknownProfileIsInvalidParams(t *testing.T) {
 	}
 }
 
-// robotics names too few tools to work in until its exporters exist: asking
-// for it is refused, saying it is withheld and why.
-func TestWithheldProfileIsRefused(t *testing.T) {
+// A profile naming too few tools to work in is withheld, saying what it
+// lacks; robotics, withheld until its exporters and simulators existed, is
+// served and lists exactly its tools.
+func TestThinProfileIsWithheldAndRoboticsIsServed(t *testing.T) {
+	thin := mcpserver.Profile{Name: "thin", Tools: []string{"health.check"}, Lacks: "its tools are not built yet"}
+	if why := thin.Withheld(); !strings.Contains(why, "1 of the") || !strings.Contains(why, "its tools are not built yet") {
+		t.Errorf("a one-tool profile's Withheld() = %q, want how many tools it has and what it lacks", why)
+	}
+	var robotics mcpserver.Profile
+	for _, p := range mcpserver.Profiles() {
+		if p.Name == "robotics" {
+			robotics = p
+		}
+	}
 	cs := connectTo(t, serveHTTP(t, theProfileStack(t), "")+"?profile=robotics")
-	_, err := cs.ListTools(context.Background(), nil)
-	wantInvalidParams(t, err, `"robotics" is withheld`, "URDF")
+	names, _ := listedNames(t, cs)
+	want := slices.Clone(robotics.Tools)
+	slices.Sort(want)
+	slices.Sort(names)
+	if !slices.Equal(names, want) {
+		t.Errorf("?profile=robotics lists %v, want %v", names, want)
+	}
 }
 
 // Without a profile every registered tool is served and _meta is absent,

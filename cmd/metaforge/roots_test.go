@@ -108,8 +108,8 @@ func TestProfileFlag(t *testing.T) {
 		arg, wantErr string
 	}{
 		{"core", ""},
-		{"nope", "the profiles are core, electronics, mechanical, mechanical_product, simulation"},
-		{"robotics", "withheld"},
+		{"nope", "the profiles are core, electronics, mechanical, mechanical_product, robotics, simulation"},
+		{"robotics", ""},
 	} {
 		fs := flag.NewFlagSet("serve", flag.ContinueOnError)
 		var tf temporalFlags

@@ -41,7 +41,7 @@ func (f *temporalFlags) register(fs *flag.FlagSet) {
 	f.solvers.register(fs)
 	f.roots.register(fs)
 	fs.StringVar(&f.profile, "profile", os.Getenv("METAFORGE_PROFILE"),
-		"the tool profile served by default (core, mechanical, simulation, electronics, mechanical_product); a connection's ?profile= wins; empty: every tool")
+		"the tool profile served by default (core, mechanical, simulation, electronics, mechanical_product, robotics); a connection's ?profile= wins; empty: every tool")
 	registerHealthInterval(fs, &f.healthInterval)
 }
 
