@@ -147,6 +147,9 @@ var annotationTable = map[string]Annotations{
 	"kicad.export_netlist":  {ReadOnly: true, Idempotent: true},
 	"kicad.get_pin_mapping": {ReadOnly: true, Idempotent: true},
 
+	// Gazebo: libsdformat reads the file and writes nothing.
+	"gazebo.validate_world": {ReadOnly: true, Idempotent: true},
+
 	// Projects and sessions. Opening a project or starting a session only
 	// changes this session's own view, so they are read-only: holding them
 	// for approval would block the one step that scopes later writes.

@@ -13,6 +13,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/call"
 	"github.com/metaforge/metaforge/adapters/flow"
 	"github.com/metaforge/metaforge/adapters/freecad"
+	"github.com/metaforge/metaforge/adapters/gazebo"
 	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/kicad"
@@ -49,7 +50,8 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, w
 			"twin":        twinProbe(tw.Store),
 			"file_access": fileAccessProbe(ws),
 		},
-		Skip: map[string]bool{"health": true},
+		Skip:     map[string]bool{"health": true},
+		Unserved: unservedTools(),
 	}
 	for name, probe := range components {
 		checker.Components[name] = probe
@@ -64,6 +66,7 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, w
 		cad.New(reg), // the CAD contract over cadquery and freecad: reads reg at each call
 		calculix.NewWith(ws, calculix.Options{MaxMemoryMB: feaMemory}),
 		kicad.New(ws),
+		gazebo.New(ws, gazebo.Options{}),
 		call.New(worker.CallLookup{Client: t.Client}),
 		&health.Adapter{Checker: checker},
 	}

@@ -8,7 +8,7 @@
 // gazebo.validate_world and its tests run this instead. Build it with
 // deploy/sdfcheck/build.sh.
 //
-// Usage: metaforge-sdfcheck FILE
+// Usage: metaforge-sdfcheck FILE, or metaforge-sdfcheck --version
 // Exit status: 0 valid, 1 not valid (the report says why), 2 usage.
 
 #include <cctype>
@@ -230,8 +230,15 @@ std::string messages(const std::string &printed) {
 }  // namespace
 
 int main(int argc, char **argv) {
+  if (argc == 2 && std::string(argv[1]) == "--version") {
+    // What a health check asks: the library it was built against, and the
+    // newest SDF version that library reads.
+    std::cout << "{\"libsdformat_version\":" << quote(SDF_VERSION_FULL)
+              << ",\"sdf_protocol_version\":" << quote(SDF_PROTOCOL_VERSION) << "}" << std::endl;
+    return 0;
+  }
   if (argc != 2 || std::string(argv[1]).empty() || std::string(argv[1])[0] == '-') {
-    std::fprintf(stderr, "usage: %s FILE.sdf|FILE.world\nprints libsdformat's report on the file as JSON; exit 0 valid, 1 not valid\n",
+    std::fprintf(stderr, "usage: %s FILE.sdf|FILE.world (or --version)\nprints libsdformat's report on the file as JSON; exit 0 valid, 1 not valid\n",
                  argc > 0 ? argv[0] : "metaforge-sdfcheck");
     return 2;
   }
