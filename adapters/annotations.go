@@ -93,6 +93,12 @@ var annotationTable = map[string]Annotations{
 	"cadquery.create_assembly":   {ReadOnly: true, Idempotent: true},
 	"gmsh.generate_mesh":         {ReadOnly: true, Idempotent: true},
 	"gmsh.list_named_faces":      {ReadOnly: true, Idempotent: true},
+
+	// Robot descriptions: each writes only its own call folder.
+	"cadquery.export_urdf":          {ReadOnly: true, Idempotent: true},
+	"cadquery.export_urdf_assembly": {ReadOnly: true, Idempotent: true},
+	"cadquery.generate_ros2_launch": {ReadOnly: true, Idempotent: true},
+
 	// freecad's file-based tools: like cadquery's, each writes only its
 	// own call folder and FreeCAD is deterministic.
 	"freecad.create_parametric":  {ReadOnly: true, Idempotent: true},

@@ -153,7 +153,7 @@ func TestHealthy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Status != "healthy" || st.AdapterID != "cadquery" || !strings.Contains(st.Version, "CadQuery 2.8") || st.ToolsAvailable != 6 {
+	if st.Status != "healthy" || st.AdapterID != "cadquery" || !strings.Contains(st.Version, "CadQuery 2.8") || st.ToolsAvailable != 9 {
 		t.Errorf("Health = %+v", st)
 	}
 }
@@ -169,6 +169,8 @@ func TestManifestsRegisterAndValidate(t *testing.T) {
 		cadquery.ToolCreateParametric: "cad_generation", cadquery.ToolBooleanOperation: "cad_operations",
 		cadquery.ToolGetProperties: "cad_analysis", cadquery.ToolExportGeometry: "cad_export",
 		cadquery.ToolExecuteScript: "cad_scripting", cadquery.ToolCreateAssembly: "cad_assembly",
+		cadquery.ToolExportURDF: "robot_description", cadquery.ToolExportURDFAssembly: "robot_description",
+		cadquery.ToolGenerateROS2Launch: "robot_launch",
 	}
 	for _, m := range a.Manifests() {
 		if capability[m.ToolID] != m.Capability {

@@ -4,7 +4,7 @@ call's folder) and returns (data, files written)."""
 import os
 import threading
 
-from . import assembly, formats, measure, script_runner, shapes
+from . import assembly, formats, measure, robot, script_runner, shapes, urdf
 from .failures import cadquery_step
 
 # OpenCASCADE is not safe to drive from two threads at once. A script runs
@@ -59,6 +59,28 @@ def create_assembly(args, call):
         return assembly.build(args["parts"], args["output_file"]), [args["output_file"]]
 
 
+def export_urdf(args, call):
+    """cadquery.export_urdf and export_urdf_assembly: the robot model, its
+    meshes and the URDF beside them. A failure leaves none of them."""
+    out = args["output_file"]
+    with _GEOMETRY:
+        model = robot.build_model(args, os.path.dirname(out))
+    meshes = [link["mesh_file"] for link in model["links"]]
+    try:
+        urdf.write(model, out, args["xacro"])
+    except BaseException:
+        robot.remove(meshes + [out])
+        raise
+    return {
+        "output_file": out,
+        "robot_name": model["robot_name"],
+        "xacro": args["xacro"],
+        "links": [{k: link[k] for k in ("name", "material", "volume_mm3", "mass_kg", "com_m", "inertia_kg_m2", "mesh_file")}
+                  for link in model["links"]],
+        "joints": [{"name": j["name"], "type": j["kind"], "parent": j["parent"], "child": j["child"]} for j in model["joints"]],
+    }, [out] + meshes
+
+
 def execute_script(args, call):
     return script_runner.run(args, call)
 
@@ -70,4 +92,6 @@ HANDLERS = {
     "cadquery.export_geometry": export_geometry,
     "cadquery.execute_script": execute_script,
     "cadquery.create_assembly": create_assembly,
+    "cadquery.export_urdf": export_urdf,
+    "cadquery.export_urdf_assembly": export_urdf,
 }
