@@ -98,6 +98,8 @@ var annotationTable = map[string]Annotations{
 	"cadquery.export_urdf":          {ReadOnly: true, Idempotent: true},
 	"cadquery.export_urdf_assembly": {ReadOnly: true, Idempotent: true},
 	"cadquery.generate_ros2_launch": {ReadOnly: true, Idempotent: true},
+	"cadquery.export_sdf":           {ReadOnly: true, Idempotent: true},
+	"cadquery.export_sdf_assembly":  {ReadOnly: true, Idempotent: true},
 
 	// freecad's file-based tools: like cadquery's, each writes only its
 	// own call folder and FreeCAD is deterministic.

@@ -20,7 +20,7 @@ type tool struct {
 
 // tools are the adapter's tools, in the order Manifests lists them.
 var tools = []tool{parametricTool, booleanTool, propertiesTool, exportTool, scriptTool, assemblyTool,
-	exportURDFTool, exportURDFAssemblyTool, ros2LaunchTool}
+	exportURDFTool, exportURDFAssemblyTool, ros2LaunchTool, exportSDFTool, exportSDFAssemblyTool}
 
 func toolIDs() string {
 	ids := make([]string, len(tools))

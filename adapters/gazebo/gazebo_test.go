@@ -222,7 +222,7 @@ func TestValidateModelAsLibsdformatReadsIt(t *testing.T) {
 	}
 	nearVec(t, "elbow axis", elbow.Axis.XYZ, 0, 0, 1)
 	nearVec(t, "elbow axis in model", elbow.Axis.XYZInModel, 0, 0, 1)
-	if elbow.Axis.Lower != -1.5 || elbow.Axis.Upper != 1.5 || elbow.Axis.Effort != 10 || elbow.Axis.Velocity != 2 {
+	if l := elbow.Axis; l.Lower == nil || *l.Lower != -1.5 || l.Upper == nil || *l.Upper != 1.5 || l.Effort == nil || *l.Effort != 10 || l.Velocity == nil || *l.Velocity != 2 {
 		t.Errorf("elbow limits %+v", elbow.Axis)
 	}
 	if wrist.Type != "ball" || wrist.Parent != "link2" || wrist.Child != "link3" || wrist.Axis != nil {

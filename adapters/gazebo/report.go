@@ -101,13 +101,15 @@ type Joint struct {
 }
 
 // Axis is a joint axis: its unit vector as written and in the model frame,
-// and its limits (rad or m; libsdformat's defaults, +-1e16, for none).
+// and its limits (rad or m; libsdformat's +-1e16 where none are given).
+// Effort and velocity are null when unlimited: libsdformat holds infinity
+// for a limit the file leaves out, which JSON cannot carry.
 type Axis struct {
 	XYZ         []float64 `json:"xyz"`
 	ExpressedIn string    `json:"expressed_in"`
 	XYZInModel  []float64 `json:"xyz_in_model,omitempty"`
-	Lower       float64   `json:"lower"`
-	Upper       float64   `json:"upper"`
-	Effort      float64   `json:"effort"`
-	Velocity    float64   `json:"velocity"`
+	Lower       *float64  `json:"lower"`
+	Upper       *float64  `json:"upper"`
+	Effort      *float64  `json:"effort"`
+	Velocity    *float64  `json:"velocity"`
 }

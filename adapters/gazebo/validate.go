@@ -144,7 +144,8 @@ const axisSchema = `{"type": ["object", "null"], "additionalProperties": false, 
       "xyz": {"type": "array", "items": {"type": ["number", "null"]}, "minItems": 3, "maxItems": 3},
       "expressed_in": {"type": "string", "description": "Frame xyz is written in; empty is the joint frame."},
       "xyz_in_model": {"type": "array", "items": {"type": ["number", "null"]}, "minItems": 3, "maxItems": 3},
-      "lower": {"type": "number"}, "upper": {"type": "number"}, "effort": {"type": "number"}, "velocity": {"type": "number"}}}`
+      "lower": {"type": ["number", "null"]}, "upper": {"type": ["number", "null"]},
+      "effort": {"type": ["number", "null"], "description": "null: not limited."}, "velocity": {"type": ["number", "null"], "description": "null: not limited."}}}`
 
 const validateOutputSchema = `{
   "type": "object",
