@@ -153,7 +153,7 @@ func TestHealthy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st.Status != "healthy" || st.AdapterID != "cadquery" || !strings.Contains(st.Version, "CadQuery 2.8") || st.ToolsAvailable != 9 {
+	if st.Status != "healthy" || st.AdapterID != "cadquery" || !strings.Contains(st.Version, "CadQuery 2.8") || st.ToolsAvailable != len(a.Manifests()) {
 		t.Errorf("Health = %+v", st)
 	}
 }
@@ -171,6 +171,7 @@ func TestManifestsRegisterAndValidate(t *testing.T) {
 		cadquery.ToolExecuteScript: "cad_scripting", cadquery.ToolCreateAssembly: "cad_assembly",
 		cadquery.ToolExportURDF: "robot_description", cadquery.ToolExportURDFAssembly: "robot_description",
 		cadquery.ToolGenerateROS2Launch: "robot_launch",
+		cadquery.ToolExportSDF:          "robot_description", cadquery.ToolExportSDFAssembly: "robot_description",
 	}
 	for _, m := range a.Manifests() {
 		if capability[m.ToolID] != m.Capability {
