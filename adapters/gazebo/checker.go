@@ -110,6 +110,7 @@ func (a *Adapter) check(ctx context.Context, file string) (*report, error) {
 	res, err := solver.Run(ctx, solver.Command{
 		Binary:      path,
 		Args:        []string{file},
+		Env:         checkerEnv(),
 		Install:     Install,
 		TimeoutHint: "a world that includes many models may need a longer timeout",
 	})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -438,4 +439,76 @@ func TestValidateInTheSandbox(t *testing.T) {
 			t.Errorf("%s in the sandbox: valid %v (want %v), models %+v, errors %+v", file, out.Valid, valid, out.Models, out.Errors)
 		}
 	}
+}
+
+// A world's <include>s are followed as libsdformat follows them: a model
+// folder and a file beside the world are loaded; a model:// URI with no
+// model behind it is libsdformat's URI_LOOKUP error (its search paths
+// are cleared, so nothing outside is found); an include that leads out of
+// the read roots, or climbs with .., is refused before libsdformat opens
+// anything.
+func TestIncludesAreFollowedInsideTheRootsOnly(t *testing.T) {
+	needChecker(t)
+	a, root := newAdapter(t, Options{})
+	box := `<?xml version="1.0"?>
+<sdf version="1.9"><model name="box"><link name="l"><inertial><mass>2</mass></inertial></link></model></sdf>
+`
+	if err := os.MkdirAll(filepath.Join(root, "models", "box"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write(t, filepath.Join(root, "models", "box"), "model.sdf", box)
+	write(t, filepath.Join(root, "models", "box"), "model.config", `<?xml version="1.0"?>
+<model><name>box</name><sdf version="1.9">model.sdf</sdf></model>
+`)
+	write(t, root, "crate.sdf", strings.Replace(box, "<mass>2</mass>", "<mass>3</mass>", 1))
+	world := func(uris ...string) string {
+		var inc strings.Builder
+		for i, u := range uris {
+			fmt.Fprintf(&inc, "<include><uri>%s</uri><name>m%d</name></include>\n", u, i)
+		}
+		return `<?xml version="1.0"?>
+<sdf version="1.9"><world name="w">
+` + inc.String() + `</world></sdf>
+`
+	}
+	t.Setenv("SDF_PATH", filepath.Join(root, "models")) // cleared for the checker: model://box is not found through it
+
+	write(t, root, "inside.world", world("models/box", "crate.sdf"))
+	out := validate(t, a, "inside.world")
+	if !out.Valid || len(out.Models) != 2 {
+		t.Fatalf("result %+v", out)
+	}
+	for i, mass := range []float64{2, 3} {
+		if m := out.Models[i]; m.Name != fmt.Sprintf("m%d", i) || len(m.Links) != 1 || m.Links[0].MassKg != mass {
+			t.Errorf("included model %d: %+v, want m%d with one link of %g kg", i, m, i, mass)
+		}
+	}
+
+	write(t, root, "lookup.world", world("model://box"))
+	out = validate(t, a, "lookup.world")
+	if out.Valid || len(out.Errors) == 0 || out.Errors[0].Code != "URI_LOOKUP" || !strings.Contains(out.Errors[0].Message, "model://box") {
+		t.Errorf("model://box with the search paths cleared: %+v", out)
+	}
+
+	elsewhere := t.TempDir()
+	write(t, elsewhere, "secret.sdf", box)
+	for name, uri := range map[string]string{
+		"absolute.world": filepath.Join(elsewhere, "secret.sdf"),
+		"file.world":     "file://" + filepath.Join(elsewhere, "secret.sdf"),
+		"climbs.world":   "models/../../secret.sdf",
+	} {
+		write(t, root, name, world("crate.sdf", uri))
+		_, err := callErr(a, map[string]any{"file": name})
+		want := "leads outside the allowed roots"
+		if name == "climbs.world" {
+			want = "climbs out of its folder"
+		}
+		wantCode(t, err, protocol.InvalidParams, uri, want)
+	}
+
+	// A file nested through an include is screened too.
+	write(t, root, "nested.sdf", world("file://"+filepath.Join(elsewhere, "secret.sdf")))
+	write(t, root, "outer.world", world("nested.sdf"))
+	_, err := callErr(a, map[string]any{"file": "outer.world"})
+	wantCode(t, err, protocol.InvalidParams, "in "+filepath.Join(root, "nested.sdf"), "leads outside")
 }

@@ -20,7 +20,9 @@ const validateDescription = "Validate an SDFormat file (.sdf model or .world) wi
 	"(name, mass_kg, inertia_kg_m2 {ixx, iyy, izz, ixy, ixz, iyz} about the centre of mass, inertial_pose, pose, " +
 	"pose_in_model, visual and collision counts) and joints (name, type, parent, child, axis {xyz, xyz_in_model, lower, " +
 	"upper, effort, velocity} or null, pose). A file libsdformat rejects is a result with valid false and its errors, " +
-	"not a failed call; a file that does not exist or is not .sdf or .world is refused. Reads only."
+	"not a failed call; a file that does not exist or is not .sdf or .world is refused. <include>s are followed inside the read " +
+	"roots only: one that leads outside them or climbs with .. is refused, and libsdformat's model search paths are not used, so " +
+	"a model:// URI is found beside the file or reported as URI_LOOKUP. Reads only."
 
 type validateArgs struct {
 	File string `json:"file" jsonschema:"Path of an SDFormat file (.sdf or .world) inside the workspace, e.g. one cadquery.export_sdf wrote; a relative path is taken from the workspace root."`
@@ -73,6 +75,9 @@ func (a *Adapter) validateWorld(ctx context.Context, raw json.RawMessage) (*Vali
 	}
 	file, err := a.sdfFile("file", in.File)
 	if err != nil {
+		return nil, err
+	}
+	if err := a.screenIncludes("file", file); err != nil {
 		return nil, err
 	}
 	r, err := a.check(ctx, file)

@@ -15,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <unistd.h>
 #include <iostream>
 #include <sstream>
 #include <string>
@@ -244,6 +245,20 @@ int main(int argc, char **argv) {
   }
   const std::string file = argv[1];
 
+  // libsdformat looks for a relative <include> uri in the working folder
+  // (among others): run in the file's own, so one is found beside the
+  // file, where MetaForge checked it may be read, and nowhere else.
+  std::string path = file;
+  if (char *real = realpath(file.c_str(), nullptr)) {
+    path = real;
+    std::free(real);
+    const std::string dir = path.substr(0, path.find_last_of('/') + 1);
+    if (chdir(dir.c_str()) != 0) {
+      std::fprintf(stderr, "%s: cannot enter %s\n", argv[0], dir.c_str());
+      return 2;
+    }
+  }
+
   // libsdformat's console also logs to $HOME/.sdformat/sdformat.log; a
   // checker writes nothing, so it runs without HOME (the console then says
   // on stderr that it will not log).
@@ -261,7 +276,7 @@ int main(int argc, char **argv) {
   config.SetUnrecognizedElementsPolicy(sdf::EnforcementPolicy::WARN);
 
   sdf::Root root;
-  const sdf::Errors errors = root.Load(file, config);
+  const sdf::Errors errors = root.Load(path, config);
 
   std::string out = "{\"file\":" + quote(file) + ",\"valid\":" + (errors.empty() ? "true" : "false");
   out += ",\"sdf_version\":" + quote(root.Version());
