@@ -28,6 +28,9 @@ import (
 func sdfChecker(t *testing.T) string {
 	t.Helper()
 	if p := os.Getenv(gazebo.EnvChecker); p != "" {
+		if err := exec.Command(p, "--version").Run(); err != nil {
+			t.Fatalf("$%s=%s does not run (%v); %s", gazebo.EnvChecker, p, err, gazebo.Install)
+		}
 		return p
 	}
 	if p, err := exec.LookPath(gazebo.CheckerName); err == nil {
