@@ -100,6 +100,8 @@ var annotationTable = map[string]Annotations{
 	"cadquery.generate_ros2_launch": {ReadOnly: true, Idempotent: true},
 	"cadquery.export_usd":           {ReadOnly: true, Idempotent: true},
 	"cadquery.export_usd_assembly":  {ReadOnly: true, Idempotent: true},
+	"cadquery.export_sdf":           {ReadOnly: true, Idempotent: true},
+	"cadquery.export_sdf_assembly":  {ReadOnly: true, Idempotent: true},
 
 	// PyBullet simulations of a URDF: they write nothing, and a fixed time
 	// step with nothing random gives the same answer every time.
@@ -166,6 +168,8 @@ var annotationTable = map[string]Annotations{
 	"omniverse_usd.validate_usd_minimum": {ReadOnly: true, Idempotent: true},
 	"omniverse_usd.describe_stage":       {ReadOnly: true, Idempotent: true},
 	"omniverse_usd.convert_glb_to_usd":   {ReadOnly: true, Idempotent: true},
+	// Gazebo: libsdformat reads the file and writes nothing.
+	"gazebo.validate_world": {ReadOnly: true, Idempotent: true},
 
 	// Projects and sessions. Opening a project or starting a session only
 	// changes this session's own view, so they are read-only: holding them

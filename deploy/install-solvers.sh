@@ -50,8 +50,16 @@ missing_solvers() {
 	pkg-config --exists sdformat12 2>/dev/null || echo sdformat
 }
 
+# build_sdfcheck builds metaforge-sdfcheck, the libsdformat checker
+# gazebo.validate_world runs, when it is missing or older than its source
+# (into /usr/local/bin as root, else ~/.cache/metaforge/bin).
+build_sdfcheck() {
+	bash "$(dirname "${BASH_SOURCE[0]}")/sdfcheck/build.sh" >&2
+}
+
 mapfile -t missing < <(missing_solvers)
 if [ ${#missing[@]} -eq 0 ]; then
+	build_sdfcheck
 	exit 0
 fi
 
@@ -117,3 +125,4 @@ if [ ${#still[@]} -gt 0 ]; then
 	echo "install-solvers: still missing ${still[*]} after installing; see the output above" >&2
 	exit 1
 fi
+build_sdfcheck

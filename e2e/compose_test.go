@@ -46,6 +46,8 @@ var solverOf = map[string]string{
 	"adapter-freecad":  "freecad-python3",
 	// usd-core's pxr, in the cadquery image's Python.
 	"adapter-omniverse_usd": "usd-core==26.11",
+	// libsdformat 12 for gazebo.validate_world's checker.
+	"adapter-gazebo": "libsdformat12-12",
 }
 
 // composeConfig is the part of `docker-compose config` (the file with its

@@ -235,8 +235,9 @@ var (
 	// components is MetaForge's addition: Temporal, which every call
 	// depends on, is reported like an adapter. checked_at and age_ms are
 	// too: the report is a measurement kept by a background prober, so it
-	// says how old it is, in the report and per adapter.
-	healthExtra        = fields{"components": "object", "checked_at": "string", "age_ms": "integer"}
+	// says how old it is, in the report and per adapter. unserved_tools
+	// lists the spec's tools this build does not serve, with why.
+	healthExtra        = fields{"components": "object", "checked_at": "string", "age_ms": "integer", "unserved_tools?": "array"}
 	adapterHealthExtra = fields{"checked_at": "string", "age_ms": "integer"}
 )
 

@@ -21,6 +21,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/call"
 	"github.com/metaforge/metaforge/adapters/flow"
 	"github.com/metaforge/metaforge/adapters/freecad"
+	"github.com/metaforge/metaforge/adapters/gazebo"
 	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/kicad"
@@ -54,7 +55,7 @@ func catalogue(dataDir string) []adapters.Adapter {
 		}
 	}
 	all := append(kernels, power.New(), spice.New(ws.Roots()...), calculix.New(ws), kicad.New(ws), cad.New(reg),
-		physics.New(ws, physics.Options{}), omniverseusd.New(ws, omniverseusd.Options{}))
+		physics.New(ws, physics.Options{}), omniverseusd.New(ws, omniverseusd.Options{}), gazebo.New(ws, gazebo.Options{}))
 	all = append(all, flow.New(&flow.Service{Store: mem})...)
 	return append(all, twinadapter.New(&twinadapter.Backend{Store: mem, Sessions: mem})...)
 }

@@ -172,6 +172,7 @@ func TestManifestsRegisterAndValidate(t *testing.T) {
 		cadquery.ToolExportURDF: "robot_description", cadquery.ToolExportURDFAssembly: "robot_description",
 		cadquery.ToolGenerateROS2Launch: "robot_launch", cadquery.ToolValidatePhysicsStability: "robot_simulation",
 		cadquery.ToolExportUSD: "robot_description", cadquery.ToolExportUSDAssembly: "robot_description",
+		cadquery.ToolExportSDF: "robot_description", cadquery.ToolExportSDFAssembly: "robot_description",
 	}
 	for _, m := range a.Manifests() {
 		if capability[m.ToolID] != m.Capability {

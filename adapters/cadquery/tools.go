@@ -20,7 +20,8 @@ type tool struct {
 
 // tools are the adapter's tools, in the order Manifests lists them.
 var tools = []tool{parametricTool, booleanTool, propertiesTool, exportTool, scriptTool, assemblyTool,
-	exportURDFTool, exportURDFAssemblyTool, ros2LaunchTool, physicsStabilityTool, exportUSDTool, exportUSDAssemblyTool}
+	exportURDFTool, exportURDFAssemblyTool, ros2LaunchTool, physicsStabilityTool, exportUSDTool, exportUSDAssemblyTool,
+	exportSDFTool, exportSDFAssemblyTool}
 
 func toolIDs() string {
 	ids := make([]string, len(tools))

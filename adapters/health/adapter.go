@@ -37,7 +37,8 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 			"refresh: true probes every adapter and service now and answers that result, which takes up to 3 s. " +
 			"status is healthy only if all answered; otherwise degraded, with unreachable_adapters and a detail saying what is wrong. " +
 			"tools_registered counts the catalogue and does not shrink when an adapter is down; reachable says whether its tools can be called. " +
-			"components says what is in force: embedded or external Temporal, and the twin and ledger backends.",
+			"components says what is in force: embedded or external Temporal, and the twin and ledger backends. " +
+			"unserved_tools lists tools the spec defines that this build does not serve, each with the reason (a simulator with no package here, hardware out of reach).",
 		Capability:     "health",
 		InputSchema:    adapters.SchemaFor[CheckArguments](),
 		OutputSchema:   json.RawMessage(`{"type":"object","required":["service","status","checked_at","age_ms","adapters"]}`),

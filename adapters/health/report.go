@@ -71,6 +71,10 @@ type Report struct {
 	Detail              string               `json:"detail,omitempty"`
 	Adapters            []AdapterReport      `json:"adapters"`
 	Components          map[string]Component `json:"components"`
+	// UnservedTools are the spec's tools this build does not serve, each
+	// with why: missing on purpose, not down, so they do not degrade the
+	// status.
+	UnservedTools []adapters.UnservedTool `json:"unserved_tools,omitempty"`
 }
 
 // Checker builds reports from measurements it keeps. Components are probed
@@ -83,6 +87,10 @@ type Checker struct {
 	Started    time.Time
 	Registry   *adapters.Registry
 	Components map[string]Probe
+	// Unserved lists tools the spec defines that no adapter here serves,
+	// with the reason (no simulator package, no GPU): the report repeats
+	// them as unserved_tools.
+	Unserved []adapters.UnservedTool
 	// Skip names adapters not to probe (the health adapter itself, which
 	// is answering).
 	Skip map[string]bool
@@ -271,6 +279,7 @@ func (c *Checker) reportLocked(cat catalogue, now time.Time) Report {
 		ToolCount:     cat.toolCount,
 		Adapters:      make([]AdapterReport, len(list)),
 		Components:    map[string]Component{},
+		UnservedTools: c.Unserved,
 	}
 	for i, a := range list {
 		ar := AdapterReport{AdapterID: a.ID(), Version: a.Version(), ToolsRegistered: cat.toolsPer[a.ID()], Reachable: true, CheckedAt: now}

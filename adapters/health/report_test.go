@@ -150,3 +150,19 @@ func TestAdaptersServedElsewhereAreMeasuredByTheirWorkers(t *testing.T) {
 		t.Errorf("OnProbe heard %v", heard)
 	}
 }
+
+// Tools the spec defines but this build does not serve are listed with
+// their reasons, and do not make a healthy report degraded: they are
+// missing on purpose, not down.
+func TestUnservedToolsAreListedWithoutDegrading(t *testing.T) {
+	c := checker(t, &adaptertest.Fixture{})
+	c.Unserved = []adapters.UnservedTool{{ToolID: "sim.run", Reason: "no simulator package here"}}
+	r := c.Check(context.Background())
+	if r.Status != "healthy" || len(r.UnservedTools) != 1 || r.UnservedTools[0] != c.Unserved[0] {
+		t.Fatalf("report = %+v", r)
+	}
+	b, _ := json.Marshal(r)
+	if !strings.Contains(string(b), `"unserved_tools":[{"tool_id":"sim.run","reason":"no simulator package here"}]`) {
+		t.Errorf("the report's JSON lacks unserved_tools: %s", b)
+	}
+}

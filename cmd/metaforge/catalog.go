@@ -13,6 +13,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/call"
 	"github.com/metaforge/metaforge/adapters/flow"
 	"github.com/metaforge/metaforge/adapters/freecad"
+	"github.com/metaforge/metaforge/adapters/gazebo"
 	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/kicad"
@@ -51,7 +52,8 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, w
 			"twin":        twinProbe(tw.Store),
 			"file_access": fileAccessProbe(ws),
 		},
-		Skip: map[string]bool{"health": true},
+		Skip:     map[string]bool{"health": true},
+		Unserved: unservedTools(),
 	}
 	for name, probe := range components {
 		checker.Components[name] = probe
@@ -68,6 +70,7 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, w
 		kicad.New(ws),
 		physics.New(ws, physics.Options{}),
 		omniverseusd.New(ws, omniverseusd.Options{}),
+		gazebo.New(ws, gazebo.Options{}),
 		call.New(worker.CallLookup{Client: t.Client}),
 		&health.Adapter{Checker: checker},
 	}

@@ -1,7 +1,8 @@
 # A MetaForge worker with CadQuery 2.8, PyBullet 3.2.7 and usd-core 26.11
 # (PyPI, pinned as deploy/install-solvers.sh pins them) in a virtual
 # environment on Debian bookworm's Python 3.11: it serves adapter-cadquery,
-# adapter-physics and adapter-omniverse_usd. The cadquery adapter's kernel
+# adapter-physics, adapter-omniverse_usd and adapter-gazebo (libsdformat 12
+# and its checker, built in a stage of its own). The cadquery adapter's kernel
 # runs in that Python (METAFORGE_CADQUERY_PYTHON), and so do the PyBullet
 # simulations (METAFORGE_PHYSICS_PYTHON) of physics.run_simulation and
 # cadquery.validate_physics_stability, and omniverse_usd's one-shot
@@ -34,12 +35,22 @@ COPY . .
 # and the version is a constant in cmd/metaforge.
 RUN go build -trimpath -buildvcs=false -ldflags="-s -w" -o /out/metaforge ./cmd/metaforge
 
+# ---- sdfcheck ---------------------------------------------------------------
+# gazebo.validate_world's libsdformat checker, built against Debian's
+# libsdformat 12 (Debian has no `gz sdf` command).
+FROM debian:bookworm-slim AS sdfcheck
+RUN apt-get update \
+	&& apt-get install -y --no-install-recommends g++ pkg-config libsdformat-dev \
+	&& rm -rf /var/lib/apt/lists/*
+COPY deploy/sdfcheck /src/sdfcheck
+RUN bash /src/sdfcheck/build.sh /out/metaforge-sdfcheck
+
 # ---- run --------------------------------------------------------------------
 FROM debian:bookworm-slim
 # OCP (CadQuery's OpenCASCADE) links libGL, libX11 and libexpat from the
 # system; its other libraries, and VTK's, come in the wheels.
 RUN apt-get update \
-	&& apt-get install -y --no-install-recommends ca-certificates python3 python3-venv libgl1 libx11-6 libexpat1 \
+	&& apt-get install -y --no-install-recommends ca-certificates python3 python3-venv libgl1 libx11-6 libexpat1 libsdformat12-12 sdformat-sdf \
 	&& rm -rf /var/lib/apt/lists/* \
 	&& groupadd --system --gid 10001 metaforge \
 	&& useradd --system --uid 10001 --gid metaforge --create-home --home-dir /home/metaforge --shell /usr/sbin/nologin metaforge \
@@ -50,7 +61,8 @@ RUN python3 -m venv /opt/cadquery \
 	&& /opt/cadquery/bin/python -c "from pxr import Usd; print('usd-core', Usd.GetVersion())"
 ENV METAFORGE_CADQUERY_PYTHON=/opt/cadquery/bin/python METAFORGE_PHYSICS_PYTHON=/opt/cadquery/bin/python METAFORGE_USD_PYTHON=/opt/cadquery/bin/python
 COPY --from=build /out/metaforge /usr/local/bin/metaforge
+COPY --from=sdfcheck /out/metaforge-sdfcheck /usr/local/bin/metaforge-sdfcheck
 USER metaforge
 WORKDIR /home/metaforge
 ENTRYPOINT ["metaforge", "worker"]
-CMD ["--queues", "adapter-cadquery,adapter-physics,adapter-omniverse_usd", "--data-dir", "/var/lib/metaforge"]
+CMD ["--queues", "adapter-cadquery,adapter-physics,adapter-omniverse_usd,adapter-gazebo", "--data-dir", "/var/lib/metaforge"]

@@ -6,7 +6,7 @@ import shutil
 import tempfile
 import threading
 
-from . import assembly, formats, measure, robot, script_runner, shapes, urdf, usd_export
+from . import assembly, formats, measure, robot, script_runner, sdf, shapes, urdf, usd_export
 from .failures import cadquery_step
 
 # OpenCASCADE is not safe to drive from two threads at once. A script runs
@@ -98,6 +98,32 @@ def export_usd(args, call):
     return dict(output_file=out, name=model["robot_name"], up_axis="Z", meters_per_unit=1, **written), [out]
 
 
+def export_sdf(args, call):
+    """cadquery.export_sdf and export_sdf_assembly: the robot model, its
+    meshes and the SDF model (or world, given world_name) beside them. A
+    failure leaves none of them."""
+    out = args["output_file"]
+    with _GEOMETRY:
+        model = robot.build_model(args, os.path.dirname(out))
+    meshes = [link["mesh_file"] for link in model["links"]]
+    try:
+        pose = sdf.write(model, out, args.get("world_name"))
+    except BaseException:
+        robot.remove(meshes + [out])
+        raise
+    data = {
+        "output_file": out,
+        "model_name": model["robot_name"],
+        "sdf_version": sdf.SDF_VERSION,
+        "links": [{k: link[k] for k in ("name", "material", "volume_mm3", "mass_kg", "com_m", "inertia_kg_m2", "mesh_file")}
+                  for link in model["links"]],
+        "joints": [{"name": j["name"], "type": j["kind"], "parent": j["parent"], "child": j["child"]} for j in model["joints"]],
+    }
+    if pose is not None:
+        data["world_name"], data["model_pose_m"] = args["world_name"], pose
+    return data, [out] + meshes
+
+
 def execute_script(args, call):
     return script_runner.run(args, call)
 
@@ -113,4 +139,6 @@ HANDLERS = {
     "cadquery.export_urdf_assembly": export_urdf,
     "cadquery.export_usd": export_usd,
     "cadquery.export_usd_assembly": export_usd,
+    "cadquery.export_sdf": export_sdf,
+    "cadquery.export_sdf_assembly": export_sdf,
 }
