@@ -14,6 +14,7 @@ type Registry struct {
 	mu       sync.RWMutex
 	adapters map[string]Adapter
 	tools    map[string]registeredTool
+	unserved map[string]string // tool id -> why this build does not serve it
 }
 
 type registeredTool struct {

@@ -30,3 +30,30 @@ func TestRegisterRefusesAToolTwice(t *testing.T) {
 		t.Error("brief.read is not registered")
 	}
 }
+
+// A tool the build does not serve is recorded with its reason, and never
+// one that is served or one without a reason.
+func TestUnservedToolsHaveAReasonAndAreNotServed(t *testing.T) {
+	r := adapters.NewRegistry()
+	if err := r.Register(briefAdapter{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Unserve(adapters.UnservedTool{ToolID: "brief.read", Reason: "x"}); err == nil || !strings.Contains(err.Error(), "is registered") {
+		t.Errorf("unserving a registered tool = %v", err)
+	}
+	if err := r.Unserve(adapters.UnservedTool{ToolID: "sim.run", Reason: " "}); err == nil || !strings.Contains(err.Error(), "no reason") {
+		t.Errorf("unserving without a reason = %v", err)
+	}
+	if err := r.Unserve(adapters.UnservedTool{ToolID: "sim.run", Reason: "no simulator here"}, adapters.UnservedTool{ToolID: "a.b", Reason: "no GPU"}); err != nil {
+		t.Fatal(err)
+	}
+	if why, ok := r.UnservedReason("sim.run"); !ok || why != "no simulator here" {
+		t.Errorf("UnservedReason(sim.run) = %q, %v", why, ok)
+	}
+	if _, ok := r.UnservedReason("brief.read"); ok {
+		t.Error("brief.read, served, reads as unserved")
+	}
+	if got := r.Unserved(); len(got) != 2 || got[0].ToolID != "a.b" || got[1].ToolID != "sim.run" {
+		t.Errorf("Unserved() = %+v, want a.b and sim.run by id", got)
+	}
+}

@@ -161,11 +161,18 @@ func TestRoboticsThroughMCP(t *testing.T) {
 		}
 	}
 
-	// SDF in a world: libsdformat loads it, with the same links.
-	if !o.World.Valid || len(o.World.Worlds) != 1 || o.World.Worlds[0].Name != "bench" || len(o.World.Models) != 1 {
-		t.Fatalf("gazebo.validate_world = %+v", o.World)
+	// SDF in a world (with its ground plane): libsdformat loads it, with
+	// the same links.
+	models := map[string]int{}
+	for i, m := range o.World.Models {
+		models[m.Name] = i
 	}
-	model := o.World.Models[0]
+	armAt, hasArm := models["arm"]
+	_, hasGround := models["ground_plane"]
+	if !o.World.Valid || len(o.World.Worlds) != 1 || o.World.Worlds[0].Name != "bench" || len(o.World.Models) != 2 || !hasArm || !hasGround {
+		t.Fatalf("gazebo.validate_world = %+v, want world bench holding arm and ground_plane", o.World)
+	}
+	model := o.World.Models[armAt]
 	if len(model.Links) != 2 || len(model.Joints) != 1 || model.Joints[0].Type != "revolute" {
 		t.Errorf("the SDF's model = %+v", model)
 	}
@@ -228,8 +235,8 @@ func TestRoboticsThroughMCP(t *testing.T) {
 	if o.Ball.Error == nil || !strings.Contains(o.Ball.Error.Message, "ball") {
 		t.Errorf("a ball joint in a URDF answered %+v, want a refusal naming it", o.Ball.Error)
 	}
-	if o.GazeboRun.Error == nil {
-		t.Errorf("gazebo.run_simulation answered, want it not served")
+	if o.GazeboRun.Error == nil || !strings.Contains(o.GazeboRun.Error.Message, "Gazebo") {
+		t.Errorf("gazebo.run_simulation answered %+v, want an error saying it is not served and why", o.GazeboRun.Error)
 	}
 	unserved := map[string]string{}
 	for _, u := range o.Health.UnservedTools {

@@ -31,6 +31,10 @@ func (s *Server) rejectUnknownTools(next mcp.MethodHandler) mcp.MethodHandler {
 }
 
 func (s *Server) unknownToolError(name string) *jsonrpc.Error {
+	if why, ok := s.opts.Registry.UnservedReason(name); ok {
+		return rpcError(protocol.InvalidParams, fmt.Sprintf("tool %q is not served by this build: %s", name, why),
+			map[string]any{"error_type": protocol.InvalidParams.Name(), "tool_id": name, "unserved": true})
+	}
 	msg := fmt.Sprintf("unknown tool %q", name)
 	if near := s.opts.Registry.Suggest(name); len(near) > 0 {
 		msg += "; did you mean " + strings.Join(near, ", ") + "?"

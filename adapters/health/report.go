@@ -87,10 +87,6 @@ type Checker struct {
 	Started    time.Time
 	Registry   *adapters.Registry
 	Components map[string]Probe
-	// Unserved lists tools the spec defines that no adapter here serves,
-	// with the reason (no simulator package, no GPU): the report repeats
-	// them as unserved_tools.
-	Unserved []adapters.UnservedTool
 	// Skip names adapters not to probe (the health adapter itself, which
 	// is answering).
 	Skip map[string]bool
@@ -201,10 +197,12 @@ type catalogue struct {
 	adapters  []adapters.Adapter
 	toolsPer  map[string]int
 	toolCount int
+	unserved  []adapters.UnservedTool
 }
 
 func (c *Checker) catalogue() catalogue {
-	cat := catalogue{adapters: c.Registry.Adapters(), toolsPer: map[string]int{}, toolCount: c.Registry.ToolCount()}
+	cat := catalogue{adapters: c.Registry.Adapters(), toolsPer: map[string]int{}, toolCount: c.Registry.ToolCount(),
+		unserved: c.Registry.Unserved()}
 	for _, m := range c.Registry.Manifests() {
 		cat.toolsPer[m.AdapterID]++
 	}
@@ -279,7 +277,10 @@ func (c *Checker) reportLocked(cat catalogue, now time.Time) Report {
 		ToolCount:     cat.toolCount,
 		Adapters:      make([]AdapterReport, len(list)),
 		Components:    map[string]Component{},
-		UnservedTools: c.Unserved,
+		UnservedTools: cat.unserved,
+	}
+	if len(r.UnservedTools) == 0 {
+		r.UnservedTools = nil // omitted, not []
 	}
 	for i, a := range list {
 		ar := AdapterReport{AdapterID: a.ID(), Version: a.Version(), ToolsRegistered: cat.toolsPer[a.ID()], Reachable: true, CheckedAt: now}

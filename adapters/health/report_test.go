@@ -156,9 +156,12 @@ func TestAdaptersServedElsewhereAreMeasuredByTheirWorkers(t *testing.T) {
 // missing on purpose, not down.
 func TestUnservedToolsAreListedWithoutDegrading(t *testing.T) {
 	c := checker(t, &adaptertest.Fixture{})
-	c.Unserved = []adapters.UnservedTool{{ToolID: "sim.run", Reason: "no simulator package here"}}
+	sim := adapters.UnservedTool{ToolID: "sim.run", Reason: "no simulator package here"}
+	if err := c.Registry.Unserve(sim); err != nil {
+		t.Fatal(err)
+	}
 	r := c.Check(context.Background())
-	if r.Status != "healthy" || len(r.UnservedTools) != 1 || r.UnservedTools[0] != c.Unserved[0] {
+	if r.Status != "healthy" || len(r.UnservedTools) != 1 || r.UnservedTools[0] != sim {
 		t.Fatalf("report = %+v", r)
 	}
 	b, _ := json.Marshal(r)

@@ -52,8 +52,7 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, w
 			"twin":        twinProbe(tw.Store),
 			"file_access": fileAccessProbe(ws),
 		},
-		Skip:     map[string]bool{"health": true},
-		Unserved: unservedTools(),
+		Skip: map[string]bool{"health": true},
 	}
 	for name, probe := range components {
 		checker.Components[name] = probe
@@ -80,6 +79,9 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, w
 		if err := reg.Register(a); err != nil {
 			return nil, nil, err
 		}
+	}
+	if err := reg.Unserve(unservedTools()...); err != nil {
+		return nil, nil, err
 	}
 	return reg, checker, nil
 }
