@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Installs the solvers MetaForge's adapters drive, when missing: ngspice,
 # CalculiX (ccx), gmsh, KiCad 6 with its pcbnew Python module, FreeCAD
-# 0.20 headless with VTK for its mesher, check_urdf and libsdformat 12
-# (Debian), and CadQuery 2.8, PyBullet and usd-core (PyPI) for the
-# cadquery, physics and omniverse_usd adapters' Python. Without them
+# 0.20 headless with VTK for its mesher, check_urdf and libsdformat 12,
+# KiCad's symbol libraries (Debian), CadQuery 2.8, PyBullet and usd-core
+# (PyPI) for the cadquery, physics and omniverse_usd adapters' Python, and
+# Freerouting 2.2.3 (Maven Central) for kicad.auto_route. Without them
 # metaforge serve starts, but health reports those adapters unreachable.
 # Safe to run again: it installs nothing that is already there.
 #
@@ -48,6 +49,10 @@ missing_solvers() {
 	has_module "$cadquery_python" pxr || echo usd-core
 	command -v check_urdf >/dev/null 2>&1 || echo urdfdom
 	pkg-config --exists sdformat12 2>/dev/null || echo sdformat
+	# KiCad authoring: the symbol libraries kicad.generate_schematic copies
+	# symbols from, and Freerouting (with a Java 25) for kicad.auto_route.
+	[ -d /usr/share/kicad/symbols ] || echo kicad-symbols
+	bash "$(dirname "${BASH_SOURCE[0]}")/install-freerouting.sh" --check >/dev/null 2>&1 || echo freerouting
 }
 
 # build_sdfcheck builds metaforge-sdfcheck, the libsdformat checker
@@ -100,6 +105,8 @@ for solver in "${missing[@]}"; do
 	kicad) apt_install --no-install-recommends kicad ;;
 	freecad) apt_install --no-install-recommends freecad-python3 libvtk9.1 ;;
 	urdfdom) apt_install --no-install-recommends liburdfdom-tools ;;
+	kicad-symbols) apt_install --no-install-recommends kicad-symbols ;;
+	freerouting) bash "$(dirname "${BASH_SOURCE[0]}")/install-freerouting.sh" ;;
 	sdformat) apt_install --no-install-recommends libsdformat-dev pkg-config g++ ;;
 	pybullet | usd-core)
 		# Pinned: pybullet 3.2.7 and usd-core 26.11 ship manylinux wheels for

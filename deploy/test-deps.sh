@@ -39,6 +39,12 @@ command -v docker-compose >/dev/null 2>&1 || apt_install docker-compose
 # The browser the Approvals page's e2e test drives (e2e/approvals_page.mjs).
 # Debian's, since playwright-core downloads no browser of its own.
 command -v chromium >/dev/null 2>&1 || apt_install chromium
+# KiCad's own eeschema, driven on a virtual display, reads the schematics
+# kicad.generate_schematic writes (its netlist and ERC, no headless path in
+# KiCad 6); strace shows Freerouting reaches no network.
+command -v Xvfb >/dev/null 2>&1 || apt_install xvfb xauth
+command -v xdotool >/dev/null 2>&1 || apt_install xdotool
+command -v strace >/dev/null 2>&1 || apt_install strace
 
 if [ -f e2e/package.json ]; then
 	if [ ! -f e2e/node_modules/@modelcontextprotocol/sdk/package.json ] ||

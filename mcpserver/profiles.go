@@ -83,10 +83,10 @@ var profiles = []Profile{
 	},
 	{
 		Name: "electronics",
-		For:  "Schematic and board checks, component selection, the per-rail power budget and circuit simulation",
+		For:  "Schematics generated and checked, boards auto-routed and checked, component selection, the per-rail power budget and circuit simulation",
 		Tools: []string{
 			"health.check", "call.get_result", "project.list", "project.get", "project.open", "session.start",
-			"kicad.run_erc", "kicad.run_drc", "kicad.export_netlist", "kicad.get_pin_mapping", "kicad.export_bom",
+			"kicad.generate_schematic", "kicad.auto_route", "kicad.run_erc", "kicad.run_drc", "kicad.export_netlist", "kicad.get_pin_mapping", "kicad.export_bom",
 			"kicad.export_gerber", "power.check_budget", "spice.run_simulation", "twin.record_component_selection",
 			"twin.get_node", "twin.item_history", "twin.where_used", "twin.thread_for", "twin.find_by_property",
 			"twin.record_decision", "twin.record_document", "twin.record_constraint_set", "constraint.validate",
