@@ -25,6 +25,12 @@ func clonePhase(p Phase) Phase {
 			if s.Records != nil {
 				out.Steps[i].Records = append([]EvidenceField{}, s.Records...)
 			}
+			if s.From != nil {
+				out.Steps[i].From = make(map[string]string, len(s.From))
+				for k, v := range s.From {
+					out.Steps[i].From[k] = v
+				}
+			}
 		}
 	}
 	if p.Gate.Criteria != nil {
