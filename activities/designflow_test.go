@@ -41,7 +41,7 @@ func stepActivities(t *testing.T) *activities.DesignFlows {
 func TestPrepareChainedStepCall(t *testing.T) {
 	d := stepActivities(t)
 	ctx := context.Background()
-	from := map[string]string{"schematic_file": "generate_schematic.schematic_file"}
+	from := []flows.FromField{{Argument: "schematic_file", Field: "generate_schematic.schematic_file"}}
 	in, err := d.PrepareStepCall(ctx, workflows.PrepareStepCallRequest{CallID: "0123456789abcdef", ToolID: "kicad.run_erc", From: from,
 		Earlier: []flows.StepResult{{Step: "generate_schematic", Result: json.RawMessage(`{"schematic_file": "/w/calls/a/astable.kicad_sch", "net_count": 6}`)}}})
 	if err != nil {

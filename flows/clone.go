@@ -26,10 +26,7 @@ func clonePhase(p Phase) Phase {
 				out.Steps[i].Records = append([]EvidenceField{}, s.Records...)
 			}
 			if s.From != nil {
-				out.Steps[i].From = make(map[string]string, len(s.From))
-				for k, v := range s.From {
-					out.Steps[i].From[k] = v
-				}
+				out.Steps[i].From = append([]FromField{}, s.From...)
 			}
 		}
 	}

@@ -48,14 +48,22 @@ type Step struct {
 	// later step leaves it empty when its arguments all come From earlier
 	// steps, or names the first step's input to start from the same entry.
 	ForEach string `json:"for_each,omitempty"`
-	// From maps an argument of the tool to "step.field": the field (a
-	// dotted path) of an earlier step's result for the same entry.
-	From map[string]string `json:"from,omitempty"`
+	// From are the arguments it takes from earlier steps' results for the
+	// same entry, set over the entry's arguments.
+	From []FromField `json:"from,omitempty"`
 	// Records maps result fields to evidence metrics.
 	Records []EvidenceField `json:"records,omitempty"`
 	// EvidenceKind is the kind of evidence it records (twin.record_evidence's
 	// kind); "" is simulation.
 	EvidenceKind string `json:"evidence_kind,omitempty"`
+}
+
+// FromField is one argument a step takes from an earlier step's result.
+type FromField struct {
+	Argument string `json:"argument"`
+	// Field is "step.field": the step's name, then the field's dotted
+	// path in its result (generate_schematic.schematic_file).
+	Field string `json:"field"`
 }
 
 // EvidenceField is one result field recorded as evidence: the value at

@@ -2,7 +2,6 @@ package flows
 
 import (
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -227,15 +226,11 @@ func (c *checker) step(steps []Step, j int, label string) {
 		c.add(InvSteps, label, "give step %s its arguments: a for_each (%q) or from (argument: step.field of an earlier step)",
 			name, steps[0].ForEach)
 	}
-	args := make([]string, 0, len(s.From))
-	for a := range s.From {
-		args = append(args, a)
-	}
-	sort.Strings(args)
-	for _, a := range args {
-		step, field, ok := SplitFrom(s.From[a])
-		if !ok || strings.TrimSpace(a) == "" {
-			c.add(InvSteps, label, "step %s: from %q: %q must name an earlier step and its result field as step.field", name, a, s.From[a])
+	for _, f := range s.From {
+		step, field, ok := SplitFrom(f.Field)
+		if !ok || strings.TrimSpace(f.Argument) == "" {
+			c.add(InvSteps, label, "step %s: from {argument %q, field %q} must name an argument and an earlier step's result field as step.field",
+				name, f.Argument, f.Field)
 			continue
 		}
 		earlier := false
@@ -244,7 +239,7 @@ func (c *checker) step(steps []Step, j int, label string) {
 		}
 		if !earlier {
 			c.add(InvSteps, label, "step %s: argument %s comes from step %q, which is not an earlier step of the phase (field %s)",
-				name, a, step, field)
+				name, f.Argument, step, field)
 		}
 	}
 	for k, r := range s.Records {

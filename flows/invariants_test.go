@@ -102,9 +102,10 @@ func TestCheckChainedSteps(t *testing.T) {
 		{"first step without for_each", func(s []Step) { s[0].ForEach = "" }, "give step generate_schematic a for_each"},
 		{"later step on another input", func(s []Step) { s[1].ForEach = "board" }, `the for_each of the phase's first step ("schematic")`},
 		{"later step without arguments", func(s []Step) { s[1].From = nil }, "give step run_erc its arguments"},
-		{"from a later step", func(s []Step) { s[0].From = map[string]string{"x": "run_erc.passed"} }, `comes from step "run_erc", which is not an earlier step`},
-		{"from an unknown step", func(s []Step) { s[1].From = map[string]string{"schematic_file": "draw.schematic_file"} }, `step "draw"`},
-		{"from without a field", func(s []Step) { s[1].From = map[string]string{"schematic_file": "generate_schematic"} }, "as step.field"},
+		{"from a later step", func(s []Step) { s[0].From = []FromField{{Argument: "x", Field: "run_erc.passed"}} }, `comes from step "run_erc", which is not an earlier step`},
+		{"from an unknown step", func(s []Step) { s[1].From = []FromField{{Argument: "schematic_file", Field: "draw.schematic_file"}} }, `step "draw"`},
+		{"from without a field", func(s []Step) { s[1].From = []FromField{{Argument: "schematic_file", Field: "generate_schematic"}} }, "as step.field"},
+		{"from without an argument", func(s []Step) { s[1].From = []FromField{{Field: "generate_schematic.schematic_file"}} }, "must name an argument"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

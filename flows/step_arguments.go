@@ -3,7 +3,6 @@ package flows
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -22,10 +21,10 @@ func SplitFrom(source string) (step, field string, ok bool) {
 }
 
 // StepArguments are a step's arguments for one entry: base (the entry's
-// arguments, or none) with each argument From names set to the field of
+// arguments, or none) with each argument from names set to the field of
 // the earlier step's result. An earlier step that gave no result, or a
 // result without the field, is an error that says which.
-func StepArguments(base json.RawMessage, from map[string]string, earlier []StepResult) (json.RawMessage, error) {
+func StepArguments(base json.RawMessage, from []FromField, earlier []StepResult) (json.RawMessage, error) {
 	args := map[string]json.RawMessage{}
 	if len(base) > 0 && string(base) != "null" {
 		if err := json.Unmarshal(base, &args); err != nil {
@@ -35,15 +34,11 @@ func StepArguments(base json.RawMessage, from map[string]string, earlier []StepR
 			args = map[string]json.RawMessage{}
 		}
 	}
-	names := make([]string, 0, len(from))
-	for name := range from {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	for _, name := range names {
-		step, field, ok := SplitFrom(from[name])
+	for _, f := range from {
+		name := f.Argument
+		step, field, ok := SplitFrom(f.Field)
 		if !ok {
-			return nil, fmt.Errorf("argument %s comes from %q, which is not step.field", name, from[name])
+			return nil, fmt.Errorf("argument %s comes from %q, which is not step.field", name, f.Field)
 		}
 		var result json.RawMessage
 		for _, e := range earlier {

@@ -12,23 +12,23 @@ func TestStepArguments(t *testing.T) {
 	cases := []struct {
 		name    string
 		base    string
-		from    map[string]string
+		from    []FromField
 		earlier []StepResult
 		want    string
 		err     string
 	}{
-		{name: "from the step before", from: map[string]string{"schematic_file": "generate_schematic.schematic_file"},
+		{name: "from the step before", from: []FromField{{Argument: "schematic_file", Field: "generate_schematic.schematic_file"}},
 			earlier: []StepResult{gen}, want: `{"schematic_file":"/w/calls/a/astable.kicad_sch"}`},
 		{name: "over the entry's arguments, nested", base: `{"severity": "error", "count": 1}`,
-			from:    map[string]string{"board_file": "auto_route.board_file", "count": "auto_route.connections.unrouted"},
+			from:    []FromField{{Argument: "board_file", Field: "auto_route.board_file"}, {Argument: "count", Field: "auto_route.connections.unrouted"}},
 			earlier: []StepResult{gen, route}, want: `{"board_file":"/w/calls/b/routed.kicad_pcb","count":0,"severity":"error"}`},
 		{name: "no from keeps the entry", base: `{"a": 1}`, want: `{"a":1}`},
-		{name: "earlier step failed", from: map[string]string{"board_file": "auto_route.board_file"}, earlier: []StepResult{gen},
+		{name: "earlier step failed", from: []FromField{{Argument: "board_file", Field: "auto_route.board_file"}}, earlier: []StepResult{gen},
 			err: "comes from step auto_route, which gave no result"},
-		{name: "field absent", from: map[string]string{"board_file": "auto_route.routed_file"}, earlier: []StepResult{route},
+		{name: "field absent", from: []FromField{{Argument: "board_file", Field: "auto_route.routed_file"}}, earlier: []StepResult{route},
 			err: "field routed_file of step auto_route's result, which has no such field"},
-		{name: "not step.field", from: map[string]string{"board_file": "auto_route"}, earlier: []StepResult{route}, err: "not step.field"},
-		{name: "result not an object", from: map[string]string{"x": "s.f"}, earlier: []StepResult{{Step: "s", Result: json.RawMessage(`[1]`)}},
+		{name: "not step.field", from: []FromField{{Argument: "board_file", Field: "auto_route"}}, earlier: []StepResult{route}, err: "not step.field"},
+		{name: "result not an object", from: []FromField{{Argument: "x", Field: "s.f"}}, earlier: []StepResult{{Step: "s", Result: json.RawMessage(`[1]`)}},
 			err: "not a JSON object"},
 		{name: "entry not an object", base: `[1]`, err: "entry's arguments are not a JSON object"},
 	}

@@ -146,7 +146,7 @@ func TestTemplateSteps(t *testing.T) {
 	wantSteps := map[string][]Step{
 		"schematic": {
 			{Name: "generate_schematic", ToolID: "kicad.generate_schematic", ForEach: "schematic"},
-			{Name: "run_erc", ToolID: "kicad.run_erc", From: map[string]string{"schematic_file": "generate_schematic.schematic_file"},
+			{Name: "run_erc", ToolID: "kicad.run_erc", From: []FromField{{Argument: "schematic_file", Field: "generate_schematic.schematic_file"}},
 				EvidenceKind: "analysis", Records: []EvidenceField{
 					{Field: "error_count", Metric: "erc_errors", Unit: "1", Findings: "violations"},
 					{Field: "warning_count", Metric: "erc_warnings", Unit: "1"},
@@ -156,7 +156,7 @@ func TestTemplateSteps(t *testing.T) {
 			{Name: "auto_route", ToolID: "kicad.auto_route", ForEach: "board", EvidenceKind: "analysis", Records: []EvidenceField{
 				{Field: "connections.routed", Metric: "routed_connections", Unit: "1"},
 			}},
-			{Name: "run_drc", ToolID: "kicad.run_drc", From: map[string]string{"board_file": "auto_route.board_file"},
+			{Name: "run_drc", ToolID: "kicad.run_drc", From: []FromField{{Argument: "board_file", Field: "auto_route.board_file"}},
 				EvidenceKind: "analysis", Records: []EvidenceField{
 					{Field: "error_count", Metric: "drc_errors", Unit: "1", Findings: "violations"},
 					{Field: "warning_count", Metric: "drc_warnings", Unit: "1"},

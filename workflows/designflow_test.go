@@ -143,7 +143,7 @@ func TestChainedStepsTakeEarlierResults(t *testing.T) {
 	f := flows.Flow{ID: "t", Phases: []flows.Phase{{Name: "schematic", Brief: "b", Deliverables: []string{"evidence"},
 		Steps: []flows.Step{
 			{Name: "generate", ToolID: "kicad.generate_schematic", ForEach: "schematic"},
-			{Name: "check", ToolID: "kicad.run_erc", From: map[string]string{"schematic_file": "generate.schematic_file"},
+			{Name: "check", ToolID: "kicad.run_erc", From: []flows.FromField{{Argument: "schematic_file", Field: "generate.schematic_file"}},
 				Records: []flows.EvidenceField{{Field: "error_count", Metric: "erc_errors", Unit: "1"}}}},
 		Gate: flows.Gate{Name: "G1-schematic", HumanDecision: true, WindowSeconds: 60}}}}
 	env.ExecuteWorkflow("DesignFlow", flows.DesignFlowInput{RunID: "00000000000000cc", ProjectID: "p", Flow: f,

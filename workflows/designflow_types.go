@@ -137,7 +137,7 @@ type PrepareStepCallRequest struct {
 	ProjectID string          `json:"project_id"`
 	// From sets arguments from fields of Earlier, the results the steps
 	// before gave for the same entry (flows.StepArguments), over Arguments.
-	From    map[string]string  `json:"from,omitempty"`
+	From    []flows.FromField  `json:"from,omitempty"`
 	Earlier []flows.StepResult `json:"earlier,omitempty"`
 }
 
