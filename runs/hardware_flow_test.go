@@ -17,7 +17,7 @@ import (
 // timing capacitor C1 (10 uF) and the control-voltage capacitor C2 (10 nF),
 // and a 3-pin header J1 bringing in VCC and GND and taking out the output.
 // Reset (pin 4) is tied to VCC; trigger and threshold (2, 6) to C1.
-// powerFlags adds a PWR_FLAG on VCC and on GND: without them nothing
+// powerFlags puts a PWR_FLAG on VCC and on GND: without them nothing
 // drives the NE555's power inputs (VCC, pin 8; GND, pin 1: power_in pins
 // on nets of passive pins only), which KiCad's ERC reports as an error,
 // power_pin_not_driven, on each.
@@ -33,18 +33,12 @@ func astable555(powerFlags bool) map[string]any {
 		part("C2", "Device:C", "10n", "Capacitor_THT:C_Disc_D5.0mm_W2.5mm_P5.00mm"),
 		part("J1", "Connector_Generic:Conn_01x03", "Conn_01x03", "Connector_PinHeader_2.54mm:PinHeader_1x03_P2.54mm_Vertical"),
 	}
-	vcc := []any{"U1.8", "U1.4", "R1.1", "J1.1"}
-	gnd := []any{"U1.1", "C1.2", "C2.2", "J1.2"}
-	if powerFlags {
-		components = append(components, part("#FLG01", "power:PWR_FLAG", "PWR_FLAG", ""), part("#FLG02", "power:PWR_FLAG", "PWR_FLAG", ""))
-		vcc, gnd = append(vcc, "#FLG01.1"), append(gnd, "#FLG02.1")
-	}
 	return map[string]any{
 		"title":      "555 astable",
 		"components": components,
 		"nets": []any{
-			map[string]any{"name": "VCC", "pins": vcc},
-			map[string]any{"name": "GND", "pins": gnd},
+			map[string]any{"name": "VCC", "pins": []any{"U1.8", "U1.4", "R1.1", "J1.1"}, "power_flag": powerFlags},
+			map[string]any{"name": "GND", "pins": []any{"U1.1", "C1.2", "C2.2", "J1.2"}, "power_flag": powerFlags},
 			map[string]any{"name": "DIS", "pins": []any{"U1.7", "R1.2", "R2.1"}},
 			map[string]any{"name": "THR", "pins": []any{"U1.6", "U1.2", "R2.2", "C1.1"}},
 			map[string]any{"name": "CV", "pins": []any{"U1.5", "C2.1"}},
