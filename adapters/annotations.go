@@ -162,6 +162,10 @@ var annotationTable = map[string]Annotations{
 	"kicad.export_netlist":  {ReadOnly: true, Idempotent: true},
 	"kicad.get_pin_mapping": {ReadOnly: true, Idempotent: true},
 
+	// Draws a new schematic, but only in its own call folder; the same
+	// request gives the same file.
+	"kicad.generate_schematic": {ReadOnly: true, Idempotent: true},
+
 	// OpenUSD through usd-core. The two readers write nothing; the
 	// converter writes only its own call folder, the same GLB giving the
 	// same stage.

@@ -34,6 +34,10 @@ type Adapter struct {
 	// Python runs the board script; default METAFORGE_KICAD_PYTHON, else
 	// DefaultPython.
 	Python string
+	// SymbolDir holds KiCad's symbol libraries (*.kicad_sym) that
+	// kicad.generate_schematic places symbols from; default
+	// KICAD6_SYMBOL_DIR, else DefaultSymbolDir.
+	SymbolDir string
 
 	ws    *workspace.Workspace
 	calls *adapters.Invocations
@@ -94,9 +98,14 @@ func (a *Adapter) Call(ctx context.Context, toolID string, args json.RawMessage)
 		}
 	case ToolGetPinMapping:
 		out, err = a.pinMapping(ctx, args)
+	case ToolGenerateSchematic:
+		var r *SchematicResult
+		if r, err = a.generateSchematic(ctx, args); err == nil {
+			out, files = r, []string{r.SchematicFile}
+		}
 	default:
-		err = protocol.Invalid("adapter kicad has no tool %q: call one of %s, %s, %s, %s, %s, %s",
-			toolID, ToolRunDRC, ToolRunERC, ToolExportGerber, ToolExportBOM, ToolExportNetlist, ToolGetPinMapping)
+		err = protocol.Invalid("adapter kicad has no tool %q: call one of %s, %s, %s, %s, %s, %s, %s",
+			toolID, ToolRunDRC, ToolRunERC, ToolExportGerber, ToolExportBOM, ToolExportNetlist, ToolGetPinMapping, ToolGenerateSchematic)
 	}
 	if err != nil {
 		return nil, adapters.WithToolID(err, toolID)

@@ -115,7 +115,7 @@ func TestHealthAndManifests(t *testing.T) {
 	needKiCad(t)
 	a, _ := newAdapter(t)
 	h, err := a.Health(context.Background())
-	if err != nil || h.Status != "healthy" || !strings.Contains(h.Version, "KiCad 6") || h.ToolsAvailable != 6 {
+	if err != nil || h.Status != "healthy" || !strings.Contains(h.Version, "KiCad 6") || h.ToolsAvailable != 7 {
 		t.Errorf("health %+v, %v", h, err)
 	}
 	for _, m := range a.Manifests() {

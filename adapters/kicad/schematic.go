@@ -72,6 +72,9 @@ type libPin struct {
 	hidden             bool
 	unit, style        int
 	x, y               int64 // library coordinates: Y points up
+	// angle is the way the pin's line runs from its end (x, y) towards
+	// the body, in library degrees: 0 right, 90 up, 180 left, 270 down.
+	angle int
 }
 
 // placedSymbol is a symbol placed on a sheet.
@@ -204,6 +207,7 @@ func parseLibSymbol(s *node) *libSymbol {
 			pin := libPin{kind: p.arg(0), hidden: p.hasAtom("hide"), unit: unit, style: style}
 			if a := p.child("at"); a != nil {
 				pin.x, pin.y = toIU(a.num(0)), toIU(a.num(1))
+				pin.angle = ((int(math.Round(a.num(2))) % 360) + 360) % 360
 			}
 			if n := p.child("name"); n != nil {
 				pin.name = n.arg(0)
