@@ -94,9 +94,14 @@ func (a *Adapter) Call(ctx context.Context, toolID string, args json.RawMessage)
 		}
 	case ToolGetPinMapping:
 		out, err = a.pinMapping(ctx, args)
+	case ToolAutoRoute:
+		var r *RouteResult
+		if r, err = a.autoRoute(ctx, args); err == nil {
+			out, files = r, r.files()
+		}
 	default:
-		err = protocol.Invalid("adapter kicad has no tool %q: call one of %s, %s, %s, %s, %s, %s",
-			toolID, ToolRunDRC, ToolRunERC, ToolExportGerber, ToolExportBOM, ToolExportNetlist, ToolGetPinMapping)
+		err = protocol.Invalid("adapter kicad has no tool %q: call one of %s, %s, %s, %s, %s, %s, %s",
+			toolID, ToolRunDRC, ToolRunERC, ToolExportGerber, ToolExportBOM, ToolExportNetlist, ToolGetPinMapping, ToolAutoRoute)
 	}
 	if err != nil {
 		return nil, adapters.WithToolID(err, toolID)
