@@ -103,9 +103,14 @@ func (a *Adapter) Call(ctx context.Context, toolID string, args json.RawMessage)
 		if r, err = a.generateSchematic(ctx, args); err == nil {
 			out, files = r, []string{r.SchematicFile}
 		}
+	case ToolAutoRoute:
+		var r *RouteResult
+		if r, err = a.autoRoute(ctx, args); err == nil {
+			out, files = r, r.files()
+		}
 	default:
-		err = protocol.Invalid("adapter kicad has no tool %q: call one of %s, %s, %s, %s, %s, %s, %s",
-			toolID, ToolRunDRC, ToolRunERC, ToolExportGerber, ToolExportBOM, ToolExportNetlist, ToolGetPinMapping, ToolGenerateSchematic)
+		err = protocol.Invalid("adapter kicad has no tool %q: call one of %s, %s, %s, %s, %s, %s, %s, %s",
+			toolID, ToolRunDRC, ToolRunERC, ToolExportGerber, ToolExportBOM, ToolExportNetlist, ToolGetPinMapping, ToolGenerateSchematic, ToolAutoRoute)
 	}
 	if err != nil {
 		return nil, adapters.WithToolID(err, toolID)
