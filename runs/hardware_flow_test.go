@@ -2,9 +2,14 @@ package runs_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/metaforge/metaforge/adapters/kicad"
 	"github.com/metaforge/metaforge/flows"
@@ -214,4 +219,168 @@ func criterionOf(t *testing.T, g flows.GateResult, kind string) flows.CriterionR
 	}
 	t.Fatalf("gate %s has no criterion %s: %+v", g.Gate, kind, g.Criteria)
 	return flows.CriterionResult{}
+}
+
+// stripBoard copies a board without its tracks, vias and zones, in pcbnew
+// itself: a board to route. Given a y (mm) and another, it first moves the
+// board outline's edge at the one to the other.
+const stripBoard = `
+import sys, pcbnew
+b = pcbnew.LoadBoard(sys.argv[1])
+if len(sys.argv) > 3:
+    old, new = pcbnew.FromMM(float(sys.argv[3])), pcbnew.FromMM(float(sys.argv[4]))
+    for d in b.GetDrawings():
+        if d.GetLayerName() == "Edge.Cuts":
+            s, e = d.GetStart(), d.GetEnd()
+            if s.y == old:
+                d.SetStart(pcbnew.wxPoint(s.x, new))
+            if e.y == old:
+                d.SetEnd(pcbnew.wxPoint(e.x, new))
+zones, tracks = list(b.Zones()), list(b.GetTracks())
+for z in zones:
+    b.Remove(z)
+for t in tracks:
+    b.Remove(t)
+pcbnew.SaveBoard(sys.argv[2], b)
+`
+
+// bareDemoBoard writes KiCad's demo board (a path under
+// /usr/share/kicad/demos) stripped for routing into the workspace; edge,
+// when given, is the y of the outline's edge to move and where to.
+func bareDemoBoard(t *testing.T, ws *workspace.Workspace, demo string, edge ...string) string {
+	t.Helper()
+	dir := filepath.Join(ws.Root, "boards")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, strings.TrimSuffix(filepath.Base(demo), ".kicad_pcb")+"-bare.kicad_pcb")
+	args := append([]string{"-c", stripBoard, filepath.Join("/usr/share/kicad/demos", demo), out}, edge...)
+	if b, err := exec.Command(kicad.DefaultPython, args...).CombinedOutput(); err != nil {
+		t.Fatalf("strip %s: %v\n%s", demo, err, b)
+	}
+	return out
+}
+
+// boardInput is the run input board: one board to route in at most
+// maxSeconds, its evidence pinned, like the schematic's, to the TIMER
+// selection. The board is a KiCad demo standing in for the 555's layout:
+// no tool here places a board from a schematic.
+func boardInput(name, board string, maxSeconds int) []any {
+	return []any{map[string]any{"name": name, "arguments": map[string]any{"board_file": board, "max_seconds": maxSeconds},
+		"valid_against": []any{"TIMER"}}}
+}
+
+// waitWithin is waitFor with a deadline of its own, for phases whose steps
+// route a board.
+func (h *harness) waitWithin(runID, want string, d time.Duration) flows.RunState {
+	h.t.Helper()
+	deadline := time.Now().Add(d)
+	for {
+		st, err := h.runs.RunState(h.ctx, runID)
+		if err == nil && st.Status == want {
+			return st
+		}
+		if time.Now().After(deadline) {
+			h.t.Fatalf("run %s: want status %s within %s, have %s at %s (%v)", runID, want, d, st.Status, st.Phase, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// hardware_v1's schematic and layout phases both run by the server: the
+// 555 astable generated and ERC-checked, then a board routed by
+// kicad.auto_route (Freerouting) and DRC-checked by kicad.run_drc on the
+// routed copy, each count recorded as evidence. ecc83-pp's 20 connections
+// all route and its DRC is clean, so the layout gate passes on erc_clean,
+// drc_clean and routing_complete; pic_programmer given one second to route
+// is stopped early, and the gate holds the run naming what is unrouted.
+//
+// It needs Freerouting (deploy/install-freerouting.sh): without it
+// kicad.auto_route answers TOOL_UNAVAILABLE, and the test fails saying so.
+func TestHardwareLayoutPhaseJudgesDRC(t *testing.T) {
+	t.Run("routed", func(t *testing.T) {
+		ws := workspace.New(t.TempDir())
+		h := newHarnessIn(t, ws, kicad.New(ws))
+		// ecc83-pp's outline cuts through connector P4's silkscreen (KiCad's
+		// DRC: 4 silk_over_copper errors on the demo as shipped); its bottom
+		// edge moved from y 136.525 to 139.065 mm clears it, and the bare
+		// board then has no DRC violation but its 20 unconnected pads.
+		board := bareDemoBoard(t, ws, "ecc83/ecc83-pp.kicad_pcb", "136.525", "139.065")
+		runID := h.hardwareRun(map[string]any{"schematic": schematicInput("555 astable", astable555(true)),
+			"board": boardInput("ecc83-pp, tracks removed", board, 120)})
+		h.waitFor(runID, flows.RunAtGate)
+		h.approve(runID)
+		start := time.Now()
+		st := h.waitWithin(runID, flows.RunAtGate, 4*time.Minute)
+		ps := st.Phases[3]
+		t.Logf("layout steps in %.1f s: %+v", time.Since(start).Seconds(), ps.Steps)
+		if st.Phase != "layout" || len(ps.Steps) != 2 {
+			t.Fatalf("at %s with steps %+v (skipped %q)", st.Phase, ps.Steps, ps.StepsSkipped)
+		}
+		route, drc := ps.Steps[0], ps.Steps[1]
+		if route.Status != workflows.StatusSuccess || route.ToolID != "kicad.auto_route" || len(route.EvidenceCalls) != 1 {
+			t.Fatalf("auto_route: %+v", route)
+		}
+		if drc.Status != workflows.StatusSuccess || drc.ToolID != "kicad.run_drc" || len(drc.EvidenceCalls) != 3 {
+			t.Fatalf("run_drc: %+v", drc)
+		}
+		if n := value(h.evidence(route, "routed_connections")); n != 20 {
+			t.Errorf("routed_connections %v, want ecc83-pp's 20", n)
+		}
+		ev := h.evidence(drc, "drc_errors")
+		if data := ev.Properties["data"].(map[string]any); value(ev) != 0 || data["tool_id"] != "kicad.run_drc" {
+			t.Errorf("drc_errors evidence: %+v", ev)
+		}
+		if n := value(h.evidence(drc, "unrouted_connections")); n != 0 {
+			t.Errorf("unrouted_connections %v, want 0", n)
+		}
+		g := ps.Gate.Result
+		for _, kind := range []string{flows.CriterionDeliverables, flows.CriterionERCClean, flows.CriterionDRCClean,
+			flows.CriterionRoutingComplete, flows.CriterionNoStaleEvidence} {
+			if c := criterionOf(t, *g, kind); c.Status != flows.StatusPass {
+				t.Errorf("%s: %+v", kind, c)
+			}
+		}
+		if g.Status != flows.StatusPass || !slices.Contains(ps.Gate.Allowed, flows.DecisionApprove) {
+			t.Fatalf("the layout gate on a routed, clean board: %+v (allowed %v)", g, ps.Gate.Allowed)
+		}
+		h.approve(runID)
+		h.doPhase(runID, "verification", func() []string { return nil })
+		if _, err := h.decide(runID, flows.GateDecision{Decision: flows.DecisionReject, Comment: "verify next time"}); err != nil {
+			t.Fatal(err)
+		}
+		h.waitFor(runID, flows.RunRejected)
+		h.recordHistory(runID, "hardware_v1_board_steps.json")
+	})
+
+	t.Run("stopped early", func(t *testing.T) {
+		ws := workspace.New(t.TempDir())
+		h := newHarnessIn(t, ws, kicad.New(ws))
+		board := bareDemoBoard(t, ws, "pic_programmer/pic_programmer.kicad_pcb")
+		runID := h.hardwareRun(map[string]any{"schematic": schematicInput("555 astable", astable555(true)),
+			"board": boardInput("pic_programmer, one second", board, 1)})
+		h.waitFor(runID, flows.RunAtGate)
+		h.approve(runID)
+		st := h.waitWithin(runID, flows.RunAtGate, 4*time.Minute)
+		ps := st.Phases[3]
+		if len(ps.Steps) != 2 || ps.Steps[0].Status != workflows.StatusSuccess || ps.Steps[1].Status != workflows.StatusSuccess {
+			t.Fatalf("steps %+v", ps.Steps)
+		}
+		unrouted := value(h.evidence(ps.Steps[1], "unrouted_connections"))
+		c := criterionOf(t, *ps.Gate.Result, flows.CriterionRoutingComplete)
+		t.Logf("routing_complete: %s", c.Detail)
+		t.Logf("drc_clean: %s", criterionOf(t, *ps.Gate.Result, flows.CriterionDRCClean).Detail)
+		if unrouted == 0 || c.Status != flows.StatusFail || ps.Gate.Result.Status != flows.StatusFail {
+			t.Fatalf("a route stopped after a second: %v unrouted, routing_complete %+v", unrouted, c)
+		}
+		if want := fmt.Sprintf("unrouted_connections is %g", unrouted); !strings.Contains(c.Detail, want) {
+			t.Errorf("routing_complete's detail does not say %q: %s", want, c.Detail)
+		}
+		if len(c.Findings) != min(int(unrouted), flows.MaxFindings) {
+			t.Errorf("%d findings for %v unrouted connections", len(c.Findings), unrouted)
+		}
+		if slices.Contains(ps.Gate.Allowed, flows.DecisionApprove) {
+			t.Fatalf("a gate with unrouted connections allows approve: %v", ps.Gate.Allowed)
+		}
+	})
 }
