@@ -131,15 +131,16 @@ func layoutSchematic(c *checkedRequest) *drawing {
 		}
 	}
 	d := pack(blocks)
-	// Power ports and flags are numbered in the order they were placed.
+	// Power ports and flags are numbered in the order they were placed,
+	// as KiCad annotates them: a 0 before the number (#PWR01, #PWR010).
 	for _, s := range d.symbols {
 		switch {
 		case s.reference == "#PWR":
 			d.powerSymbols++
-			s.reference = fmt.Sprintf("#PWR%02d", d.powerSymbols)
+			s.reference = fmt.Sprintf("#PWR0%d", d.powerSymbols)
 		case s.reference == "#FLG":
 			d.flags++
-			s.reference = fmt.Sprintf("#FLG%02d", d.flags)
+			s.reference = fmt.Sprintf("#FLG0%d", d.flags)
 		default:
 			d.placements = append(d.placements, Placement{Reference: s.reference, Unit: s.unit, XMM: float64(s.at.x) / 1e4, YMM: float64(s.at.y) / 1e4})
 		}
