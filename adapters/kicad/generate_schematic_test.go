@@ -405,6 +405,20 @@ func TestGenerateRefusals(t *testing.T) {
 	}
 }
 
+// Without the symbol libraries the tool is unavailable, saying what to
+// install, and writes nothing.
+func TestGenerateWithoutLibrariesIsUnavailable(t *testing.T) {
+	a, ws := newAdapter(t)
+	a.SymbolDir = filepath.Join(t.TempDir(), "no-symbols")
+	_, err := callErr(t, a, ToolGenerateSchematic, astable555())
+	if pe := wantCode(t, err, protocol.ToolUnavailable); !strings.Contains(pe.Details, "apt-get install kicad-symbols") {
+		t.Errorf("details %q do not say what to install", pe.Details)
+	}
+	if files := filesUnder(t, ws.Root); len(files) > 0 {
+		t.Errorf("an unavailable call left %v", files)
+	}
+}
+
 // filesUnder lists the files anywhere below dir.
 func filesUnder(t *testing.T, dir string) []string {
 	t.Helper()
