@@ -44,7 +44,8 @@ var eeschemaHotkeys = []struct{ action, kicad, xdotool string }{
 }
 
 // eeschemaSession is eeschema running on its own display with a copy of
-// one schematic in a scratch project (eeschema writes project files there).
+// a schematic, the sheets and project file beside it, in a scratch folder
+// (eeschema writes project files there).
 type eeschemaSession struct {
 	t                *testing.T
 	env              []string
@@ -53,7 +54,8 @@ type eeschemaSession struct {
 	out              *bytes.Buffer
 }
 
-// openInEeschema starts eeschema on a copy of sch. libs are the symbol
+// openInEeschema starts eeschema on a copy of sch (and the .kicad_sch and
+// .kicad_pro files beside it). libs are the symbol
 // libraries (names in DefaultSymbolDir) its library table lists, so ERC
 // compares the schematic's symbols with them; none leaves the table empty.
 func openInEeschema(t *testing.T, sch string, libs ...string) *eeschemaSession {
@@ -82,12 +84,18 @@ func openInEeschema(t *testing.T, sch string, libs ...string) *eeschemaSession {
 		filepath.Join(conf, "fp-lib-table"):      "(fp_lib_table\n)\n",
 		filepath.Join(conf, "user.hotkeys"):      keys.String(),
 	}
-	text, err := os.ReadFile(sch)
-	if err != nil {
-		t.Fatal(err)
+	// The schematic with its sheets and project file (ERC's severities).
+	siblings, _ := filepath.Glob(filepath.Join(filepath.Dir(sch), "*.kicad_*"))
+	for _, f := range append(siblings, sch) {
+		if ext := filepath.Ext(f); ext == ".kicad_sch" || ext == ".kicad_pro" {
+			text, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			files[filepath.Join(proj, filepath.Base(f))] = string(text)
+		}
 	}
 	copyPath := filepath.Join(proj, filepath.Base(sch))
-	files[copyPath] = string(text)
 	for p, body := range files {
 		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
 			t.Fatal(err)
