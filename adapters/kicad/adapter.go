@@ -3,7 +3,9 @@
 // Python module (KiCad 6 has no command-line tool), and BOM, netlist,
 // SPICE deck and pin mapping read straight from the KiCad 6 schematic
 // files, whose connectivity it follows itself since eeschema has no
-// headless API in KiCad 6. ERC needs kicad-cli (KiCad 7+).
+// headless API in KiCad 6; and it draws new schematics from parts and nets
+// with symbols from KiCad's installed libraries. ERC needs kicad-cli
+// (KiCad 7+).
 package kicad
 
 import (

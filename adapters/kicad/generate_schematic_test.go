@@ -1,6 +1,7 @@
 package kicad
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -113,9 +114,15 @@ func TestGenerate555Astable(t *testing.T) {
 	}
 	checkSchematicFile(t, got.SchematicFile)
 
-	// KiCad's own reader: eeschema's netlist export.
-	if kicad := eeschemaNetlist(t, got.SchematicFile); !reflect.DeepEqual(kicad, want) {
+	// KiCad's own reader: eeschema's netlist export, then its ERC, with
+	// the libraries the symbols came from in its table so that ERC also
+	// compares each embedded symbol with the library's.
+	ee := openInEeschema(t, got.SchematicFile, "Timer", "Device", "Connector_Generic", "power")
+	if kicad := ee.netlist(); !reflect.DeepEqual(kicad, want) {
 		t.Errorf("eeschema's netlist reads\n %v\nwant\n %v", kicad, want)
+	}
+	if v := ee.erc(); len(v) != 0 {
+		t.Errorf("eeschema's ERC reports %d violations: %+v", len(v), v)
 	}
 }
 
@@ -292,9 +299,48 @@ func TestGenerateUnitsHiddenPinsAndGlobals(t *testing.T) {
 	if strings.Contains(string(text), "extends") || strings.Contains(string(text), "LM2904") {
 		t.Error("the embedded LM358 still names LM2904: it was not merged with its parent")
 	}
-	if kicad := eeschemaNetlist(t, got.SchematicFile); !reflect.DeepEqual(kicad, want) {
+	ee := openInEeschema(t, got.SchematicFile, "Amplifier_Operational", "74xGxx", "Device", "Connector_Generic", "power")
+	if kicad := ee.netlist(); !reflect.DeepEqual(kicad, want) {
 		t.Errorf("eeschema's netlist reads\n %v\nwant\n %v", kicad, want)
 	}
+	if v := ee.erc(); len(v) != 0 {
+		t.Errorf("eeschema's ERC reports %d violations: %+v", len(v), v)
+	}
+}
+
+// A chain of 150 resistors does not fit A4: the rows go on and the paper
+// grows, with every part still on the grid, apart, and wired as asked.
+func TestGenerateManyPartsOnLargerPaper(t *testing.T) {
+	needSymbols(t)
+	a, _ := newAdapter(t)
+	const n = 150
+	comps := []map[string]any{{"reference": "J1", "symbol": "Connector_Generic:Conn_01x02"}}
+	nets := []map[string]any{{"name": "N0", "pins": []string{"J1.1", "R1.1"}}}
+	for i := 1; i <= n; i++ {
+		comps = append(comps, map[string]any{"reference": fmt.Sprintf("R%d", i), "symbol": "Device:R", "value": "1k"})
+		next := fmt.Sprintf("R%d.1", i+1)
+		if i == n {
+			next = "J1.2"
+		}
+		nets = append(nets, map[string]any{"name": fmt.Sprintf("N%d", i), "pins": []string{fmt.Sprintf("R%d.2", i), next}})
+	}
+	req := map[string]any{"components": comps, "nets": nets}
+	got, _ := call[SchematicResult](t, a, ToolGenerateSchematic, req)
+	if got.Paper == "A4" || got.NetCount != n+1 || got.ComponentCount != n+1 {
+		t.Errorf("paper %s, %d nets, %d components; want more than A4, %d and %d", got.Paper, got.NetCount, got.ComponentCount, n+1, n+1)
+	}
+	rows := map[float64]bool{}
+	for _, p := range got.Placements {
+		rows[p.YMM] = true
+	}
+	if len(rows) < 2 {
+		t.Errorf("%d parts in %d row(s)", len(got.Placements), len(rows))
+	}
+	nl, _ := call[NetlistResult](t, a, ToolExportNetlist, map[string]any{"schematic_file": got.SchematicFile})
+	if ours, want := netsByName(nl.Nets), requestedNets(req); !reflect.DeepEqual(ours, want) {
+		t.Errorf("kicad.export_netlist reads\n %v\nwant\n %v", ours, want)
+	}
+	checkSchematicFile(t, got.SchematicFile)
 }
 
 func TestGenerateIsIdempotent(t *testing.T) {
@@ -356,6 +402,20 @@ func TestGenerateRefusals(t *testing.T) {
 				t.Errorf("a refused call left %v", files)
 			}
 		})
+	}
+}
+
+// Without the symbol libraries the tool is unavailable, saying what to
+// install, and writes nothing.
+func TestGenerateWithoutLibrariesIsUnavailable(t *testing.T) {
+	a, ws := newAdapter(t)
+	a.SymbolDir = filepath.Join(t.TempDir(), "no-symbols")
+	_, err := callErr(t, a, ToolGenerateSchematic, astable555())
+	if pe := wantCode(t, err, protocol.ToolUnavailable); !strings.Contains(pe.Details, "apt-get install kicad-symbols") {
+		t.Errorf("details %q do not say what to install", pe.Details)
+	}
+	if files := filesUnder(t, ws.Root); len(files) > 0 {
+		t.Errorf("an unavailable call left %v", files)
 	}
 }
 

@@ -2,7 +2,6 @@ package kicad
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 )
@@ -131,15 +130,16 @@ func layoutSchematic(c *checkedRequest) *drawing {
 		}
 	}
 	d := pack(blocks)
-	// Power ports and flags are numbered in the order they were placed.
+	// Power ports and flags are numbered in the order they were placed,
+	// as KiCad annotates them: a 0 before the number (#PWR01, #PWR010).
 	for _, s := range d.symbols {
 		switch {
 		case s.reference == "#PWR":
 			d.powerSymbols++
-			s.reference = fmt.Sprintf("#PWR%02d", d.powerSymbols)
+			s.reference = fmt.Sprintf("#PWR0%d", d.powerSymbols)
 		case s.reference == "#FLG":
 			d.flags++
-			s.reference = fmt.Sprintf("#FLG%02d", d.flags)
+			s.reference = fmt.Sprintf("#FLG0%d", d.flags)
 		default:
 			d.placements = append(d.placements, Placement{Reference: s.reference, Unit: s.unit, XMM: float64(s.at.x) / 1e4, YMM: float64(s.at.y) / 1e4})
 		}
@@ -196,7 +196,7 @@ func (c *checkedRequest) flagBlock(n *genNet) *block {
 	f.pinTo(point{})
 	b := &block{symbols: []*drawnSymbol{f}}
 	b.bounds.addBox(symbolBounds(f))
-	b.attach(n, point{}, unit(dir))
+	b.attach(n, point{}, axisStep(dir))
 	return b
 }
 
@@ -221,8 +221,8 @@ func (b *block) attach(n *genNet, end, out point) {
 	}
 }
 
-// unit is a direction as a unit step (one of the four axes).
-func unit(v point) point {
+// axisStep is a direction as a step of one along each axis: (1, 0), (0, -1).
+func axisStep(v point) point {
 	sign := func(a int64) int64 {
 		switch {
 		case a > 0:
@@ -255,8 +255,7 @@ func outward(s *placedSymbol, lp libPin) point {
 // rotateVector turns a library-axes vector into sheet axes for a symbol
 // rotated by angle, as pinAt does for a point.
 func rotateVector(angle int, v point) point {
-	p := (&placedSymbol{angle: angle}).pinAt(libPin{x: v.x, y: v.y})
-	return p
+	return (&placedSymbol{angle: angle}).pinAt(libPin{x: v.x, y: v.y})
 }
 
 // bodyDirection is the way a one-pin symbol's drawing lies from its pin,
@@ -273,7 +272,7 @@ func bodyDirection(parsed *libSymbol, flat *node) point {
 	cx := (g.min.x+g.max.x)/2 - pin.x
 	cy := (g.min.y+g.max.y)/2 - pin.y
 	if abs(cx) > abs(cy) {
-		return rotateVector(0, point{unit(point{cx, 0}).x, 0})
+		return rotateVector(0, point{axisStep(point{cx, 0}).x, 0})
 	}
 	if cy < 0 {
 		return rotateVector(0, point{0, -1})
@@ -292,7 +291,7 @@ func abs(a int64) int64 {
 func rotationTaking(from, to point) int {
 	for _, a := range []int{0, 90, 180, 270} {
 		r := (&placedSymbol{angle: a}).pinAt(libPin{x: from.x, y: -from.y}) // from is in sheet axes already
-		if unit(r) == unit(to) {
+		if axisStep(r) == axisStep(to) {
 			return a
 		}
 	}
@@ -555,6 +554,5 @@ func symbolFields(s *drawnSymbol) []symbolField {
 		}
 		out = append(out, f)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].id < out[j].id })
 	return out
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -103,6 +104,13 @@ func libraryNames(dir string) []string {
 	return names
 }
 
+// inheritedWhenEmpty are the fields a derived symbol takes from its parent
+// when it leaves them empty (LIB_SYMBOL::Flatten).
+var inheritedWhenEmpty = map[string]bool{
+	"Reference": true, "Value": true, "Footprint": true, "Datasheet": true,
+	"ki_keywords": true, "ki_description": true, "ki_fp_filters": true,
+}
+
 // flatSymbol is a library symbol as a schematic embeds it: a symbol that
 // extends another is merged into its parent's drawing and pins, as
 // KiCad's LIB_SYMBOL::Flatten does when it saves a schematic.
@@ -128,17 +136,29 @@ func (lib *symbolLibrary) flatSymbol(name string) (*node, string, error) {
 	}
 	flat := parent.clone()
 	flat.list[1] = str(name)
-	// The derived symbol's own fields (reference, value, footprint,
-	// datasheet, keywords, description, filters) replace the parent's.
+	// The derived symbol's fields replace the parent's of the same name;
+	// the parent's others stay (ki_locked, its own fields), and an empty
+	// mandatory field, keywords, description or filter keeps the parent's.
+	props := flat.children("property")
+	for _, d := range s.children("property") {
+		i := slices.IndexFunc(props, func(p *node) bool { return p.arg(0) == d.arg(0) })
+		switch {
+		case i < 0:
+			props = append(props, d.clone())
+		case d.arg(1) != "" || !inheritedWhenEmpty[d.arg(0)]:
+			props[i] = d.clone()
+		}
+	}
+	for i, p := range props {
+		if id := p.child("id"); id != nil {
+			id.list[1] = integer(i)
+		}
+	}
 	var kept []*node
 	for _, c := range flat.list {
 		if c.head() != "property" {
 			kept = append(kept, c)
 		}
-	}
-	var props []*node
-	for _, p := range s.children("property") {
-		props = append(props, p.clone())
 	}
 	// Properties go where the parent had them: after the flags.
 	at := len(kept)
