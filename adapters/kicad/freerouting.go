@@ -162,6 +162,8 @@ func (f freerouting) args(r routeRun, memoryMB int) []string {
 		"-XX:ActiveProcessorCount=2",
 		"-XX:-UsePerfData",
 		"-Djava.awt.headless=true",
+		// The log's numbers as parseFreeroutingLog reads them (980.35).
+		"-Duser.language=en", "-Duser.country=US",
 		"-Djava.net.useSystemProxies=false",
 		"-Dhttp.proxyHost=127.0.0.1", "-Dhttp.proxyPort=9",
 		"-Dhttps.proxyHost=127.0.0.1", "-Dhttps.proxyPort=9",

@@ -5,7 +5,6 @@ import (
 	_ "embed"
 	"encoding/json"
 	"errors"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -242,12 +241,18 @@ func (a *Adapter) autoRoute(ctx context.Context, args json.RawMessage) (res *Rou
 	if err := os.WriteFile(copper, body, 0o644); err != nil {
 		return nil, protocol.Transient("cannot write %s: %v", copper, err)
 	}
-	if err := copyRules(board, stem+".kicad_dru"); err != nil {
-		return nil, err
-	}
 	var m merged
 	if err := a.runPcbnew(ctx, routeScript, "merge", board, dir, &m, copper, routed); err != nil {
 		return nil, err
+	}
+	// The routed board's DRC must apply the source's rules: its project
+	// (netclasses, severities) and custom rules. pcbnew's SaveBoard writes
+	// the project only when it could lock the source's, which a read-only
+	// folder (the sandbox's workspace) prevents, so both are copied.
+	for _, ext := range []string{".kicad_pro", ".kicad_dru"} {
+		if err := copyCompanion(board, stem, ext); err != nil {
+			return nil, err
+		}
 	}
 	if len(m.UnknownLayers) > 0 || len(m.UnknownNets) > 0 {
 		return nil, protocol.Refusal("Freerouting's session names what %s does not have (layers: %s; nets: %s; its copper layers are %s); "+
@@ -327,28 +332,26 @@ func summarizeDRC(d *DRCResult) RouteDRC {
 	return s
 }
 
-// copyRules copies the source board's custom DRC rules (<stem>.kicad_dru,
-// already screened with the board) beside the routed board, so its DRC
-// applies them too.
-func copyRules(board, dest string) error {
-	src := strings.TrimSuffix(board, filepath.Ext(board)) + ".kicad_dru"
-	in, err := os.Open(src)
+// copyCompanion copies the source board's <stem><ext> (screened with the
+// board) to routedStem<ext>, if there is one; a project file's own name
+// in it (meta.filename) becomes the routed one's.
+func copyCompanion(board, routedStem, ext string) error {
+	srcStem := strings.TrimSuffix(board, filepath.Ext(board))
+	src, dest := srcStem+ext, routedStem+ext
+	text, err := os.ReadFile(src)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return protocol.Invalid("the board's rules %s cannot be read: %v", src, err)
+		return protocol.Invalid("%s beside the board cannot be read: %v", filepath.Base(src), err)
 	}
-	defer in.Close()
-	out, err := os.Create(dest)
-	if err != nil {
+	if ext == ".kicad_pro" {
+		text = []byte(strings.Replace(string(text), `"filename": "`+filepath.Base(src)+`"`, `"filename": "`+filepath.Base(dest)+`"`, 1))
+	}
+	if err := os.WriteFile(dest, text, 0o644); err != nil {
 		return protocol.Transient("cannot write %s: %v", dest, err)
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return protocol.Transient("cannot copy %s: %v", src, err)
-	}
-	return out.Close()
+	return nil
 }
 
 // callDir is the call's own folder, absolute: results name absolute paths.
@@ -364,13 +367,21 @@ func (a *Adapter) callDir(ctx context.Context) (string, error) {
 	return abs, nil
 }
 
-// files are the paths the result names, for the call's output_files.
+// files are the call's output_files: the paths the result names, and the
+// routed board's project (its rules) and custom rules when written.
 func (r *RouteResult) files() []string {
 	out := []string{r.BoardFile, r.DSNFile}
 	if r.SESFile != "" {
 		out = append(out, r.SESFile)
 	}
-	return append(out, r.DRC.ReportFile)
+	out = append(out, r.DRC.ReportFile)
+	stem := strings.TrimSuffix(r.BoardFile, filepath.Ext(r.BoardFile))
+	for _, p := range []string{stem + ".kicad_pro", stem + ".kicad_dru"} {
+		if _, err := os.Stat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // safeName keeps the file names Freerouting is given to what its -de

@@ -382,7 +382,7 @@ func sorted(l []string) []string {
 // TestAutoRouteInSandbox routes ecc83-pp (20 connections) in the solver
 // sandbox a worker runs tools in, under the tool's own limits: bwrap's
 // read-only root, no network, a private /tmp, 100 processes, the
-// manifest's memory and CPU time.
+// manifest's memory and CPU time. The board's custom rules go with it.
 func TestAutoRouteInSandbox(t *testing.T) {
 	needFreerouting(t)
 	sb, err := solver.NewSandbox()
@@ -391,6 +391,12 @@ func TestAutoRouteInSandbox(t *testing.T) {
 	}
 	a, ws := newAdapter(t)
 	bare := bareBoard(t, ws.Root, "ecc83/ecc83-pp.kicad_pcb", "strip-zones")
+	// A custom rule beside the board that every 0.8 mm track breaks: the
+	// routed board's DRC applies it (the rules file is copied beside it).
+	rules := "(version 1)\n(rule wide (constraint track_width (min 5mm)))\n"
+	if err := os.WriteFile(strings.TrimSuffix(bare, ".kicad_pcb")+".kicad_dru", []byte(rules), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	lim := routeManifest().ResourceLimits
 	ctx := solver.WithRuntime(context.Background(), sb, solver.Policy{
 		Limits:        solver.Limits{MemoryMB: lim.MaxMemoryMB, CPUSeconds: lim.MaxCPUSeconds, Processes: solver.DefaultProcesses, FileSizeMB: lim.MaxDiskMB},
@@ -409,6 +415,16 @@ func TestAutoRouteInSandbox(t *testing.T) {
 	c, r := got.Connections, got.Reported
 	if got.StoppedEarly || c.Total != 20 || c.Unrouted != 0 || c.Routed != r.Routed || r.StartedUnrouted != 20 {
 		t.Errorf("connections %+v, Freerouting %+v", c, r)
+	}
+	widthErrors := 0
+	report, _ := os.ReadFile(got.DRC.ReportFile)
+	for _, line := range strings.Split(string(report), "\n") {
+		if strings.HasPrefix(line, "[track_width]") {
+			widthErrors++
+		}
+	}
+	if widthErrors != got.TracksAdded || got.DRC.ErrorCount != facts(t, bare).Errors+got.TracksAdded {
+		t.Errorf("%d track_width violations and %d errors for %d tracks:\n%s", widthErrors, got.DRC.ErrorCount, got.TracksAdded, report)
 	}
 }
 
