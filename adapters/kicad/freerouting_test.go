@@ -1,10 +1,15 @@
 package kicad
 
 import (
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strings"
 	"testing"
+	"time"
 )
 
 // A Freerouting 2.2.3 log, as it printed routing pic_programmer (passes
@@ -19,6 +24,11 @@ The following connections could not be routed -- please review your design (e.g.
   Net '/pic_sockets/VCC_PIC' (2 unrouted connections):
     - JP1-2  ->  R21-2
     - P3-11  ->  JP1-2
+2026-12-05 08:12:18.790 ERROR  [97D71F\B31887] Something went wrong during the auto-routing
+java.lang.NullPointerException: Cannot load from object array because "to_trace_entries" is null
+	at app.freerouting.board.ShapeSearchTree.merge_entries_at_end(ShapeSearchTree.java:237)
+2026-12-05 08:12:18.790 ERROR  [97D71F\B31887] Something went wrong during the auto-routing
+java.lang.NullPointerException: Cannot load from object array because "to_trace_entries" is null
 2026-12-05 07:42:24.837 INFO   [50C3CF\3EC066] Auto-router session completed: started with 125 unrouted nets, completed in 18.61 seconds, final score: 980.35 (2 unrouted and 3 violations), using 5.14 total CPU seconds, 4.38 GB total allocated, and 636.05 MB peak heap usage.
 2026-12-05 07:47:24.862 INFO   [7259F8\33859A] Optimizer pass #1 was completed in 2.60 seconds with the score of 985.91.
 2026-12-05 07:47:26.086 INFO   [7259F8\33859A] Optimizer pass #2 was completed in 1.08 seconds with the score of 986.03.
@@ -30,6 +40,7 @@ func TestParseFreeroutingLog(t *testing.T) {
 		Version: "2.2.3", Completion: "completed", StartedUnrouted: 125, FinalUnrouted: 2, FinalViolations: 3, FinalScore: 980.35,
 		Routed: 123, Passes: 18, OptimizerPasses: 2, HasSummary: true,
 		Unrouted: []UnroutedConnection{{Net: "/pic_sockets/VCC_PIC", From: "JP1-2", To: "R21-2"}, {Net: "/pic_sockets/VCC_PIC", From: "P3-11", To: "JP1-2"}},
+		Errors:   []string{"Something went wrong during the auto-routing: java.lang.NullPointerException: Cannot load from object array because \"to_trace_entries\" is null"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("report\n %+v\nwant\n %+v", got, want)
@@ -96,4 +107,63 @@ func TestJavaMajorFromRelease(t *testing.T) {
 	if _, ok := javaMajor(filepath.Join(t.TempDir(), "nothing")); ok {
 		t.Error("a missing program has a version")
 	}
+}
+
+// TestFreeroutingStaysOffline routes ecc83-pp under strace and checks
+// every network connection Freerouting opens: only the closed loopback
+// port its HTTP proxy names (its update check's try), nothing else, and
+// no DNS lookup.
+func TestFreeroutingStaysOffline(t *testing.T) {
+	needFreerouting(t)
+	strace, err := exec.LookPath("strace")
+	if err != nil {
+		t.Skip("strace is not installed (apt-get install strace)")
+	}
+	fr, _ := locateFreerouting()
+	dir := t.TempDir()
+	exportBareDSN(t, "ecc83/ecc83-pp.kicad_pcb", filepath.Join(dir, "b.dsn"))
+	trace := filepath.Join(t.TempDir(), "trace")
+	wrapper := filepath.Join(t.TempDir(), "java")
+	script := "#!/bin/sh\nexec " + strace + " -f -qq -e trace=connect,sendto,sendmsg -o " + trace + " " + fr.java + " \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := newAdapter(t)
+	out, err := a.route(context.Background(), freerouting{jar: fr.jar, java: wrapper}, routeRun{dir: dir, dsn: "b.dsn", ses: "b.ses", jobSeconds: 60}, 2*time.Minute)
+	if err != nil || out.killed || !out.report.HasSummary {
+		t.Fatalf("route: %+v, %v", out, err)
+	}
+	text, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	loopback := regexp.MustCompile(`inet_addr\("127\.0\.0\.1"\)|inet_pton\(AF_INET6, "(::ffff:127\.0\.0\.1|::1)"`)
+	inet := 0
+	for _, line := range strings.Split(string(text), "\n") {
+		if !strings.Contains(line, "AF_INET") {
+			continue // AF_UNIX, netlink, results
+		}
+		inet++
+		if !loopback.MatchString(line) || !strings.Contains(line, "htons(9)") {
+			t.Errorf("Freerouting reached out: %s", line)
+		}
+	}
+	if inet == 0 {
+		t.Error("no connection seen at all: the update check's try through the proxy should show")
+	}
+}
+
+// exportBareDSN writes a demo board's DSN without its tracks, vias and
+// zones (with the test's own pcbnew).
+func exportBareDSN(t *testing.T, demoBoard, dsn string) {
+	t.Helper()
+	runPython(t, `
+import sys, pcbnew
+b = pcbnew.LoadBoard(sys.argv[1])
+for z in list(b.Zones()):
+    b.Remove(z)
+for t in list(b.GetTracks()):
+    b.Remove(t)
+pcbnew.ExportSpecctraDSN(b, sys.argv[2])
+`, demo(demoBoard), dsn)
 }

@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -79,6 +80,9 @@ type RouteResult struct {
 	ViasWithDefaultDrill int     `json:"vias_with_default_drill"`
 	RoutingS             float64 `json:"routing_s"`
 	ElapsedS             float64 `json:"elapsed_s"`
+	// Warnings say where the result deserves a look: Freerouting's claims
+	// and the board's connectivity disagreeing, errors it logged.
+	Warnings []string `json:"warnings"`
 }
 
 // RouteConnections are the board's own connectivity (pcbnew's ratsnest).
@@ -218,6 +222,10 @@ func (a *Adapter) autoRoute(ctx context.Context, args json.RawMessage) (res *Rou
 		_ = os.Remove(filepath.Join(dir, ses))
 		res.StoppedEarly = true
 		res.StopReason = "Freerouting did not stop by itself within its time and was killed before writing a session: nothing was routed; give it more time (max_seconds, the call's timeout)"
+		if ex.LockedTracks > 0 {
+			res.StopReason += "; the board's " + strconv.Itoa(ex.LockedTracks) + " locked tracks and vias went to Freerouting as fixed wiring, " +
+				"on which Freerouting " + FreeroutingVersion + " can fail without ending: unlock them to have them routed anew"
+		}
 	default:
 		text, err := os.ReadFile(filepath.Join(dir, ses))
 		if err != nil {
@@ -267,8 +275,28 @@ func (a *Adapter) autoRoute(ctx context.Context, args json.RawMessage) (res *Rou
 	res.CopperKeepouts = ex.CopperKeepouts
 	res.Connections = RouteConnections{Total: ex.ConnectionsTotal, Unrouted: m.Unrouted, Routed: ex.ConnectionsTotal - m.Unrouted, UnroutedBefore: ex.UnroutedBefore}
 	res.DRC = summarizeDRC(drc)
+	res.Warnings = routeWarnings(res, ex.LockedTracks)
 	res.ElapsedS = round3(time.Since(start).Seconds())
 	return res, nil
+}
+
+// routeWarnings points at what a caller should not take on trust.
+func routeWarnings(r *RouteResult, locked int) []string {
+	w := []string{}
+	if rep := r.Reported; rep.HasSummary && rep.FinalUnrouted != r.Connections.Unrouted {
+		w = append(w, fmt.Sprintf("Freerouting claims %d connections unrouted, the routed board's connectivity has %d: connections is the board's own count", rep.FinalUnrouted, r.Connections.Unrouted))
+	}
+	if len(r.Reported.Errors) > 0 {
+		msg := "Freerouting logged errors (freerouting_reported.errors); check the routed board"
+		if locked > 0 {
+			msg += fmt.Sprintf(": the board's %d locked tracks and vias went to it as fixed wiring, which Freerouting %s handles badly; unlock them to have them routed anew", locked, FreeroutingVersion)
+		}
+		w = append(w, msg)
+	}
+	if r.ViasWithDefaultDrill > 0 {
+		w = append(w, fmt.Sprintf("%d vias' padstacks did not name a drill; they have the board's default via drill", r.ViasWithDefaultDrill))
+	}
+	return w
 }
 
 // check refuses arguments the schema also refuses, for a direct call.
