@@ -5,20 +5,22 @@
 # new enough to run it is on this machine, installing one from Debian when
 # Debian has one. Safe to run again: it fetches nothing already there.
 #
-#   bash deploy/install-freerouting.sh           installs into DEST, default
-#                                                /usr/local/share/metaforge/freerouting/VERSION
-#                                                as root, else ~/.cache/metaforge/freerouting/VERSION
-#   bash deploy/install-freerouting.sh --check   installs nothing: exits 0 when both are there,
-#                                                else 1 naming what is missing
+#   bash deploy/install-freerouting.sh [DEST]          installs into DEST, default
+#                                                      /usr/local/share/metaforge/freerouting/VERSION
+#                                                      as root (or when it is there already), else
+#                                                      ~/.cache/metaforge/freerouting/VERSION
+#   bash deploy/install-freerouting.sh --check [DEST]  installs nothing: exits 0 when both are
+#                                                      there, else 1 naming what is missing
 #
 # The adapter looks in both default folders (root's first), or where
 # METAFORGE_FREEROUTING_JAR names the jar; it runs the Java this script
 # records in DEST/java (a link), or METAFORGE_FREEROUTING_JAVA.
 #
 # Why these pins: Freerouting 2.2.3 is the newest release whose runtime
-# dependencies all resolve from Maven Central (2.3.0 and later name
-# jetty-ee10-websocket-jakarta-server 12.1.12 and google-api-client-appengine
-# 2.9.1, which Central does not serve). Every 2.x release is compiled for
+# dependencies all resolve from Maven Central as this project reaches it
+# (2.3.0 to 2.4.1 name jetty-ee10-websocket-jakarta-server 12.1.12 and
+# google-api-client-appengine 2.9.1, which it did not serve in December
+# 2026; 2.4.1's main class needs the first). Every 2.x release is compiled for
 # Java 25 (class file version 69), so it needs Java 25 or newer; Debian
 # bookworm's newest is OpenJDK 17, so on bookworm a Java 25 must come from
 # elsewhere (the machine's Temurin 25 in /usr/lib/jvm, say).
@@ -36,12 +38,18 @@ if [ $# -gt 1 ]; then
 	echo "usage: bash $0 [--check] [DEST]" >&2
 	exit 2
 fi
+system_dest=/usr/local/share/metaforge/freerouting/$FREEROUTING_VERSION
 if [ $# -eq 1 ]; then
 	dest=$1
 elif [ "$(id -u)" -eq 0 ]; then
-	dest=/usr/local/share/metaforge/freerouting/$FREEROUTING_VERSION
+	dest=$system_dest
 else
 	dest="${HOME:?HOME is not set; pass DEST}/.cache/metaforge/freerouting/$FREEROUTING_VERSION"
+	# Installed for everyone already: that one serves (the adapter looks
+	# there first).
+	if [ -f "$system_dest/freerouting-$FREEROUTING_VERSION.jar" ]; then
+		dest=$system_dest
+	fi
 fi
 jar="$dest/freerouting-$FREEROUTING_VERSION.jar"
 
@@ -169,7 +177,7 @@ EOF
 fi
 
 # Record the Java found, for the adapter (DEST/java).
-if [ "$(readlink -f "$dest/java" 2>/dev/null || true)" != "$java_bin" ]; then
+if [ "$(readlink -f "$dest/java" 2>/dev/null || true)" != "$java_bin" ] && [ -w "$dest" ]; then
 	ln -sfn "$java_bin" "$dest/java"
 fi
 echo "freerouting $FREEROUTING_VERSION: $jar ($(find "$dest" -name '*.jar' | wc -l) jars), java $(java_major "$java_bin"): $java_bin"

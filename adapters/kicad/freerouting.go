@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -162,6 +163,8 @@ func (f freerouting) args(r routeRun, memoryMB int) []string {
 		"-XX:ActiveProcessorCount=2",
 		"-XX:-UsePerfData",
 		"-Djava.awt.headless=true",
+		// The log's numbers as parseFreeroutingLog reads them (980.35).
+		"-Duser.language=en", "-Duser.country=US",
 		"-Djava.net.useSystemProxies=false",
 		"-Dhttp.proxyHost=127.0.0.1", "-Dhttp.proxyPort=9",
 		"-Dhttps.proxyHost=127.0.0.1", "-Dhttps.proxyPort=9",
@@ -283,7 +286,13 @@ type FreeroutingReport struct {
 	// HasSummary says its session summary was read; without one (a run
 	// killed before the end) the counts are zero.
 	HasSummary bool `json:"has_summary"`
+	// Errors are the distinct errors it logged (at most maxLoggedErrors),
+	// such as its failures on a board's fixed wiring.
+	Errors []string `json:"errors"`
 }
+
+// maxLoggedErrors bounds FreeroutingReport.Errors.
+const maxLoggedErrors = 5
 
 // UnroutedConnection is one connection Freerouting could not route.
 type UnroutedConnection struct {
@@ -301,13 +310,14 @@ var (
 	frScoreViol = regexp.MustCompile(`(\d+) violations?`)
 	frNet       = regexp.MustCompile(`^\s+Net '(.*)' \(\d+ unrouted connections?\):$`)
 	frConn      = regexp.MustCompile(`^\s+- (\S+)\s+->\s+(\S+)\s*$`)
+	frError     = regexp.MustCompile(`^\S+ \S+ ERROR\s+(?:\[[^\]]*\] )?(.*)$`)
 )
 
 // parseFreeroutingLog reads Freerouting 2.2.3's console log: its version,
 // passes, the session summary and the list of connections it left.
 func parseFreeroutingLog(text string) FreeroutingReport {
-	r := FreeroutingReport{Unrouted: []UnroutedConnection{}}
-	net := ""
+	r := FreeroutingReport{Unrouted: []UnroutedConnection{}, Errors: []string{}}
+	net, lastError := "", ""
 	sc := bufio.NewScanner(strings.NewReader(text))
 	sc.Buffer(make([]byte, 64<<10), 1<<20)
 	for sc.Scan() {
@@ -320,6 +330,21 @@ func parseFreeroutingLog(text string) FreeroutingReport {
 		}
 		if m := frOptPass.FindStringSubmatch(line); m != nil {
 			r.OptimizerPasses, _ = strconv.Atoi(m[1])
+		}
+		if m := frError.FindStringSubmatch(line); m != nil {
+			lastError = m[1]
+			continue
+		}
+		if lastError != "" {
+			// The line after an error names its exception.
+			msg := lastError
+			if !strings.HasPrefix(line, "\tat ") && strings.TrimSpace(line) != "" {
+				msg += ": " + strings.TrimSpace(line)
+			}
+			if !slices.Contains(r.Errors, msg) && len(r.Errors) < maxLoggedErrors {
+				r.Errors = append(r.Errors, msg)
+			}
+			lastError = ""
 		}
 		if m := frNet.FindStringSubmatch(line); m != nil {
 			net = m[1]

@@ -5,7 +5,7 @@ import (
 	_ "embed"
 	"encoding/json"
 	"errors"
-	"io"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
@@ -80,6 +80,9 @@ type RouteResult struct {
 	ViasWithDefaultDrill int     `json:"vias_with_default_drill"`
 	RoutingS             float64 `json:"routing_s"`
 	ElapsedS             float64 `json:"elapsed_s"`
+	// Warnings say where the result deserves a look: Freerouting's claims
+	// and the board's connectivity disagreeing, errors it logged.
+	Warnings []string `json:"warnings"`
 }
 
 // RouteConnections are the board's own connectivity (pcbnew's ratsnest).
@@ -219,6 +222,10 @@ func (a *Adapter) autoRoute(ctx context.Context, args json.RawMessage) (res *Rou
 		_ = os.Remove(filepath.Join(dir, ses))
 		res.StoppedEarly = true
 		res.StopReason = "Freerouting did not stop by itself within its time and was killed before writing a session: nothing was routed; give it more time (max_seconds, the call's timeout)"
+		if ex.LockedTracks > 0 {
+			res.StopReason += "; the board's " + strconv.Itoa(ex.LockedTracks) + " locked tracks and vias went to Freerouting as fixed wiring, " +
+				"on which Freerouting " + FreeroutingVersion + " can fail without ending: unlock them to have them routed anew"
+		}
 	default:
 		text, err := os.ReadFile(filepath.Join(dir, ses))
 		if err != nil {
@@ -242,12 +249,18 @@ func (a *Adapter) autoRoute(ctx context.Context, args json.RawMessage) (res *Rou
 	if err := os.WriteFile(copper, body, 0o644); err != nil {
 		return nil, protocol.Transient("cannot write %s: %v", copper, err)
 	}
-	if err := copyRules(board, stem+".kicad_dru"); err != nil {
-		return nil, err
-	}
 	var m merged
 	if err := a.runPcbnew(ctx, routeScript, "merge", board, dir, &m, copper, routed); err != nil {
 		return nil, err
+	}
+	// The routed board's DRC must apply the source's rules: its project
+	// (netclasses, severities) and custom rules. pcbnew's SaveBoard writes
+	// the project only when it could lock the source's, which a read-only
+	// folder (the sandbox's workspace) prevents, so both are copied.
+	for _, ext := range []string{".kicad_pro", ".kicad_dru"} {
+		if err := copyCompanion(board, stem, ext); err != nil {
+			return nil, err
+		}
 	}
 	if len(m.UnknownLayers) > 0 || len(m.UnknownNets) > 0 {
 		return nil, protocol.Refusal("Freerouting's session names what %s does not have (layers: %s; nets: %s; its copper layers are %s); "+
@@ -262,8 +275,28 @@ func (a *Adapter) autoRoute(ctx context.Context, args json.RawMessage) (res *Rou
 	res.CopperKeepouts = ex.CopperKeepouts
 	res.Connections = RouteConnections{Total: ex.ConnectionsTotal, Unrouted: m.Unrouted, Routed: ex.ConnectionsTotal - m.Unrouted, UnroutedBefore: ex.UnroutedBefore}
 	res.DRC = summarizeDRC(drc)
+	res.Warnings = routeWarnings(res, ex.LockedTracks)
 	res.ElapsedS = round3(time.Since(start).Seconds())
 	return res, nil
+}
+
+// routeWarnings points at what a caller should not take on trust.
+func routeWarnings(r *RouteResult, locked int) []string {
+	w := []string{}
+	if rep := r.Reported; rep.HasSummary && rep.FinalUnrouted != r.Connections.Unrouted {
+		w = append(w, fmt.Sprintf("Freerouting claims %d connections unrouted, the routed board's connectivity has %d: connections is the board's own count", rep.FinalUnrouted, r.Connections.Unrouted))
+	}
+	if len(r.Reported.Errors) > 0 {
+		msg := "Freerouting logged errors (freerouting_reported.errors); check the routed board"
+		if locked > 0 {
+			msg += fmt.Sprintf(": the board's %d locked tracks and vias went to it as fixed wiring, which Freerouting %s handles badly; unlock them to have them routed anew", locked, FreeroutingVersion)
+		}
+		w = append(w, msg)
+	}
+	if r.ViasWithDefaultDrill > 0 {
+		w = append(w, fmt.Sprintf("%d vias' padstacks did not name a drill; they have the board's default via drill", r.ViasWithDefaultDrill))
+	}
+	return w
 }
 
 // check refuses arguments the schema also refuses, for a direct call.
@@ -327,28 +360,26 @@ func summarizeDRC(d *DRCResult) RouteDRC {
 	return s
 }
 
-// copyRules copies the source board's custom DRC rules (<stem>.kicad_dru,
-// already screened with the board) beside the routed board, so its DRC
-// applies them too.
-func copyRules(board, dest string) error {
-	src := strings.TrimSuffix(board, filepath.Ext(board)) + ".kicad_dru"
-	in, err := os.Open(src)
+// copyCompanion copies the source board's <stem><ext> (screened with the
+// board) to routedStem<ext>, if there is one; a project file's own name
+// in it (meta.filename) becomes the routed one's.
+func copyCompanion(board, routedStem, ext string) error {
+	srcStem := strings.TrimSuffix(board, filepath.Ext(board))
+	src, dest := srcStem+ext, routedStem+ext
+	text, err := os.ReadFile(src)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return protocol.Invalid("the board's rules %s cannot be read: %v", src, err)
+		return protocol.Invalid("%s beside the board cannot be read: %v", filepath.Base(src), err)
 	}
-	defer in.Close()
-	out, err := os.Create(dest)
-	if err != nil {
+	if ext == ".kicad_pro" {
+		text = []byte(strings.Replace(string(text), `"filename": "`+filepath.Base(src)+`"`, `"filename": "`+filepath.Base(dest)+`"`, 1))
+	}
+	if err := os.WriteFile(dest, text, 0o644); err != nil {
 		return protocol.Transient("cannot write %s: %v", dest, err)
 	}
-	if _, err := io.Copy(out, in); err != nil {
-		out.Close()
-		return protocol.Transient("cannot copy %s: %v", src, err)
-	}
-	return out.Close()
+	return nil
 }
 
 // callDir is the call's own folder, absolute: results name absolute paths.
@@ -364,13 +395,21 @@ func (a *Adapter) callDir(ctx context.Context) (string, error) {
 	return abs, nil
 }
 
-// files are the paths the result names, for the call's output_files.
+// files are the call's output_files: the paths the result names, and the
+// routed board's project (its rules) and custom rules when written.
 func (r *RouteResult) files() []string {
 	out := []string{r.BoardFile, r.DSNFile}
 	if r.SESFile != "" {
 		out = append(out, r.SESFile)
 	}
-	return append(out, r.DRC.ReportFile)
+	out = append(out, r.DRC.ReportFile)
+	stem := strings.TrimSuffix(r.BoardFile, filepath.Ext(r.BoardFile))
+	for _, p := range []string{stem + ".kicad_pro", stem + ".kicad_dru"} {
+		if _, err := os.Stat(p); err == nil {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // safeName keeps the file names Freerouting is given to what its -de

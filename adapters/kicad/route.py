@@ -22,6 +22,18 @@ except ImportError as e:
     sys.exit(3)
 
 
+# Items taken off a board are kept referenced until the script ends: when
+# SWIG collects the wrapper of a removed track (it has no destructor for
+# one, and says so), KiCad 6's bindings stop resolving other types (a
+# board's Drawings() comes back as a bare SwigPyObject).
+removed = []
+
+
+def remove(board, item):
+    board.Remove(item)
+    removed.append(item)
+
+
 def emit(obj):
     sys.stdout.write("\nMETAFORGE_JSON " + json.dumps(obj) + "\n")
     sys.stdout.flush()
@@ -92,6 +104,14 @@ def add_copper_keepouts(board, dsn):
 
 def export(board, dsn):
     before = unconnected(board)
+    locked = sum(1 for t in board.GetTracks() if t.IsLocked())
+    # Freerouting 2.2.3 mishandles a DSN's existing wiring (it recurses
+    # without end on some, or drops routes), and the merge replaces
+    # unlocked tracks and vias anyway: they are left out of the DSN (this
+    # board is not saved). Locked ones go in, as fixed wiring.
+    for t in list(board.GetTracks()):
+        if not t.IsLocked():
+            remove(board, t)
     if not pcbnew.ExportSpecctraDSN(board, dsn):
         emit({"error": "pcbnew could not export the board to Specctra DSN"})
         return
@@ -100,12 +120,11 @@ def export(board, dsn):
     except ValueError as e:
         emit({"error": str(e)})
         return
-    locked = sum(1 for t in board.GetTracks() if t.IsLocked())
     # Every connection the board needs is what stays unconnected with no
     # copper at all: no tracks, no vias, no zone fill (this board is not
     # saved).
     for t in list(board.GetTracks()):
-        board.Remove(t)
+        remove(board, t)
     for z in board.Zones():
         z.UnFill()
     emit({
@@ -160,7 +179,7 @@ def merge(board, copper_file, routed):
         if t.IsLocked() or not copper["replace"]:
             kept += 1
         else:
-            board.Remove(t)
+            remove(board, t)
     for t in copper["tracks"]:
         track = pcbnew.PCB_TRACK(board)
         track.SetStart(pcbnew.wxPoint(t["x1_nm"], t["y1_nm"]))

@@ -9,8 +9,9 @@ import (
 const routeDescription = "Auto-route a KiCad 6 board with Freerouting " + FreeroutingVersion + ", headless and offline. pcbnew exports the board to Specctra DSN " +
 	"(its netclasses' widths, clearances and vias; copper zones as planes; text and graphics on copper, which KiCad's export leaves out, as keepouts " +
 	"grown by the biggest clearance), Freerouting routes it, and its session (.ses) is merged into a copy of " +
-	"the board written in the call's folder (the source is left as it was): the source's unlocked tracks and vias are replaced by the session's " +
-	"tracks (with their widths) and vias (diameter, drill, layer pair) on their layers and nets, locked ones are kept, and zones are refilled. " +
+	"the board written in the call's folder (the source is left as it was): the source's unlocked tracks and vias are routed anew (Freerouting " +
+	FreeroutingVersion + " mishandles existing wiring, so they are left out of the DSN) and replaced by the session's tracks (with their widths) " +
+	"and vias (diameter, drill, layer pair) on their layers and nets; locked ones go to Freerouting as fixed wiring and are kept; zones are refilled. " +
 	"connections come from the routed board's own connectivity (pcbnew's ratsnest): total (what the nets need), routed, unrouted; " +
 	"freerouting_reported is what Freerouting's log claims, for comparison. KiCad's DRC is run on the routed board (drc, with the clearance " +
 	"errors that name a track or via). Routing stops after max_seconds (default 300, lowered to fit the call's timeout): then stopped_early is " +
@@ -18,7 +19,9 @@ const routeDescription = "Auto-route a KiCad 6 board with Freerouting " + Freero
 
 // routeInputSchema is generated from the request type.
 var routeInputSchema = adapters.SchemaFor[RouteRequest](boardFile,
-	adapters.At("output_path", adapters.MinLength(1), adapters.Pattern(`^[^/\\]+\.[kK][iI][cC][aA][dD]_[pP][cC][bB]$`)),
+	// output_path's form (a .kicad_pcb file name, no folders) is checked
+	// in Go, whose refusal says what to write rather than quote a pattern.
+	adapters.At("output_path", adapters.MinLength(1)),
 	adapters.At("max_seconds", adapters.Minimum(1), adapters.Maximum(maxRouteSeconds), adapters.Default(defaultRouteSeconds)),
 	adapters.At("max_passes", adapters.Minimum(1), adapters.Maximum(9999)),
 	adapters.At("optimize", adapters.Default(false)))
@@ -27,7 +30,7 @@ const routeOutputSchema = `{
   "type": "object",
   "additionalProperties": false,
   "required": ["board_file", "source_board", "dsn_file", "ses_file", "tracks_added", "vias_added", "locked_kept", "copper_keepouts", "connections",
-    "freerouting_reported", "stopped_early", "max_seconds", "drc", "vias_with_default_drill", "routing_s", "elapsed_s"],
+    "freerouting_reported", "stopped_early", "max_seconds", "drc", "vias_with_default_drill", "routing_s", "elapsed_s", "warnings"],
   "properties": {
     "board_file": {"type": "string", "description": "The routed board, in the call's folder."},
     "source_board": {"type": "string"},
@@ -43,7 +46,7 @@ const routeOutputSchema = `{
       "unrouted": {"type": "integer", "description": "Still unconnected on the routed board, by pcbnew's connectivity."},
       "unrouted_before": {"type": "integer", "description": "Unconnected on the source board."}}},
     "freerouting_reported": {"type": "object", "additionalProperties": false,
-      "required": ["version", "completion", "started_unrouted", "final_unrouted", "final_violations", "final_score", "routed", "passes", "optimizer_passes", "unrouted_connections", "has_summary"],
+      "required": ["version", "completion", "started_unrouted", "final_unrouted", "final_violations", "final_score", "routed", "passes", "optimizer_passes", "unrouted_connections", "has_summary", "errors"],
       "properties": {
         "version": {"type": "string"},
         "completion": {"type": "string", "description": "completed, completed with timeout, interrupted, cancelled; empty without a summary."},
@@ -52,7 +55,8 @@ const routeOutputSchema = `{
         "passes": {"type": "integer"}, "optimizer_passes": {"type": "integer"},
         "unrouted_connections": {"type": "array", "items": {"type": "object", "additionalProperties": false, "required": ["net", "from", "to"],
           "properties": {"net": {"type": "string"}, "from": {"type": "string"}, "to": {"type": "string"}}}},
-        "has_summary": {"type": "boolean"}}},
+        "has_summary": {"type": "boolean"},
+        "errors": {"type": "array", "items": {"type": "string"}, "description": "Distinct errors Freerouting logged (at most 5), with their exception."}}},
     "stopped_early": {"type": "boolean", "description": "Routing was stopped by its time (max_seconds or the call's timeout)."},
     "stop_reason": {"type": "string"},
     "max_seconds": {"type": "integer", "description": "The routing time Freerouting was given."},
@@ -65,7 +69,8 @@ const routeOutputSchema = `{
           "description": "Error-severity clearance, hole_clearance, copper_edge_clearance, tracks_crossing and shorting_items violations naming a track or via."}}},
     "vias_with_default_drill": {"type": "integer", "description": "Vias whose padstack did not name a drill, given the board's default via drill."},
     "routing_s": {"type": "number", "description": "Seconds Freerouting ran."},
-    "elapsed_s": {"type": "number"}
+    "elapsed_s": {"type": "number"},
+    "warnings": {"type": "array", "items": {"type": "string"}, "description": "What deserves a look: Freerouting's claims and the board's connectivity disagreeing, errors Freerouting logged, vias given the default drill."}
   }
 }`
 

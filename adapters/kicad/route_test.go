@@ -7,6 +7,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -133,7 +134,7 @@ func TestAutoRouteDemoBoard(t *testing.T) {
 	if fileHash(t, bare) != before {
 		t.Error("the source board was changed")
 	}
-	if got.StoppedEarly || got.Reported.Completion != "completed" || got.SESFile == "" {
+	if got.StoppedEarly || got.Reported.Completion != "completed" || got.SESFile == "" || len(got.Reported.Errors) != 0 || len(got.Warnings) != 0 {
 		t.Fatalf("the route did not complete: %+v", got)
 	}
 	// The board's own connectivity after the merge against Freerouting's claims.
@@ -231,6 +232,71 @@ func TestAutoRouteKeepsZone(t *testing.T) {
 	}
 }
 
+// TestAutoRouteReroutesExistingTracks routes ecc83-pp as KiCad ships it,
+// fully routed: its (unlocked) tracks are left out of the DSN, routed anew
+// and replaced, and the board is as connected as before.
+func TestAutoRouteReroutesExistingTracks(t *testing.T) {
+	needFreerouting(t)
+	a, _ := newAdapter(t)
+	source := demo("ecc83/ecc83-pp.kicad_pcb")
+	got, _ := call[RouteResult](t, a, ToolAutoRoute, map[string]any{"board_file": source})
+	c, r := got.Connections, got.Reported
+	if got.StoppedEarly || c.Total != 20 || c.UnroutedBefore != 0 || c.Unrouted != 0 || r.FinalUnrouted != 0 || got.LockedKept != 0 || got.TracksAdded == 0 {
+		t.Errorf("result %+v", got)
+	}
+	if f := readRoutedFacts(t, got.BoardFile, got.SESFile); f.Tracks != got.TracksAdded || f.Unconnected != 0 {
+		t.Errorf("the routed board: %+v", f)
+	}
+	if want := facts(t, source).Errors; got.DRC.ErrorCount != want || len(got.DRC.CopperClearanceErrors) != 0 {
+		t.Errorf("DRC %+v; the source has %d errors", got.DRC, want)
+	}
+}
+
+// TestAutoRouteKeepsLockedTracks locks every third track of ecc83-pp and
+// removes the rest: the locked ones go to Freerouting as fixed wiring and
+// stay on the routed board with the session's tracks.
+func TestAutoRouteKeepsLockedTracks(t *testing.T) {
+	needFreerouting(t)
+	a, ws := newAdapter(t)
+	dir := filepath.Join(ws.Root, "locked")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	board := filepath.Join(dir, "locked.kicad_pcb")
+	out := runPython(t, `
+import sys, pcbnew
+b = pcbnew.LoadBoard(sys.argv[1])
+gone, locked = [], 0
+for i, t in enumerate(list(b.GetTracks())):
+    if i % 3 == 0:
+        t.SetLocked(True)
+        locked += 1
+    else:
+        b.Remove(t)
+        gone.append(t)
+pcbnew.SaveBoard(sys.argv[2], b)
+print("LOCKED %d" % locked)
+`, demo("ecc83/ecc83-pp.kicad_pcb"), board)
+	locked := 0
+	for _, line := range splitLines(out) {
+		if n, ok := strings.CutPrefix(line, "LOCKED "); ok {
+			locked, _ = strconv.Atoi(n)
+		}
+	}
+	// Bounded: Freerouting 2.2.3 can fail on fixed wiring.
+	got, _ := call[RouteResult](t, a, ToolAutoRoute, map[string]any{"board_file": board, "max_seconds": 20})
+	f := readRoutedFacts(t, got.BoardFile, "")
+	t.Logf("%d locked kept; connections %+v; Freerouting %+v", got.LockedKept, got.Connections, got.Reported)
+	// Freerouting 2.2.3 fails on the fixed wiring (it logs a
+	// NullPointerException): the result says so.
+	if len(got.Warnings) == 0 {
+		t.Error("no warning about Freerouting's errors")
+	}
+	if locked == 0 || got.LockedKept != locked || f.Tracks+f.Vias != got.TracksAdded+got.ViasAdded+locked || f.Unconnected != got.Connections.Unrouted {
+		t.Errorf("%d locked; result %+v; the routed board %+v", locked, got, f)
+	}
+}
+
 // TestAutoRouteStoppedByTime gives pic_programmer one second: Freerouting's
 // own timeout stops it in its first pass, and the board gets what it had.
 func TestAutoRouteStoppedByTime(t *testing.T) {
@@ -260,10 +326,7 @@ func TestFreeroutingKilledOutsideItsWindow(t *testing.T) {
 	needFreerouting(t)
 	fr, _ := locateFreerouting()
 	dir := t.TempDir()
-	runPython(t, `
-import sys, pcbnew
-pcbnew.ExportSpecctraDSN(pcbnew.LoadBoard(sys.argv[1]), sys.argv[2])
-`, demo("pic_programmer/pic_programmer.kicad_pcb"), filepath.Join(dir, "b.dsn"))
+	exportBareDSN(t, "pic_programmer/pic_programmer.kicad_pcb", filepath.Join(dir, "b.dsn"))
 	a, _ := newAdapter(t)
 	out, err := a.route(context.Background(), fr, routeRun{dir: dir, dsn: "b.dsn", ses: "b.ses", jobSeconds: 60}, 2*time.Second)
 	if err != nil {
@@ -382,7 +445,7 @@ func sorted(l []string) []string {
 // TestAutoRouteInSandbox routes ecc83-pp (20 connections) in the solver
 // sandbox a worker runs tools in, under the tool's own limits: bwrap's
 // read-only root, no network, a private /tmp, 100 processes, the
-// manifest's memory and CPU time.
+// manifest's memory and CPU time. The board's custom rules go with it.
 func TestAutoRouteInSandbox(t *testing.T) {
 	needFreerouting(t)
 	sb, err := solver.NewSandbox()
@@ -391,6 +454,12 @@ func TestAutoRouteInSandbox(t *testing.T) {
 	}
 	a, ws := newAdapter(t)
 	bare := bareBoard(t, ws.Root, "ecc83/ecc83-pp.kicad_pcb", "strip-zones")
+	// A custom rule beside the board that every 0.8 mm track breaks: the
+	// routed board's DRC applies it (the rules file is copied beside it).
+	rules := "(version 1)\n(rule wide (constraint track_width (min 5mm)))\n"
+	if err := os.WriteFile(strings.TrimSuffix(bare, ".kicad_pcb")+".kicad_dru", []byte(rules), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	lim := routeManifest().ResourceLimits
 	ctx := solver.WithRuntime(context.Background(), sb, solver.Policy{
 		Limits:        solver.Limits{MemoryMB: lim.MaxMemoryMB, CPUSeconds: lim.MaxCPUSeconds, Processes: solver.DefaultProcesses, FileSizeMB: lim.MaxDiskMB},
@@ -409,6 +478,16 @@ func TestAutoRouteInSandbox(t *testing.T) {
 	c, r := got.Connections, got.Reported
 	if got.StoppedEarly || c.Total != 20 || c.Unrouted != 0 || c.Routed != r.Routed || r.StartedUnrouted != 20 {
 		t.Errorf("connections %+v, Freerouting %+v", c, r)
+	}
+	widthErrors := 0
+	report, _ := os.ReadFile(got.DRC.ReportFile)
+	for _, line := range strings.Split(string(report), "\n") {
+		if strings.HasPrefix(line, "[track_width]") {
+			widthErrors++
+		}
+	}
+	if widthErrors != got.TracksAdded || got.DRC.ErrorCount != facts(t, bare).Errors+got.TracksAdded {
+		t.Errorf("%d track_width violations and %d errors for %d tracks:\n%s", widthErrors, got.DRC.ErrorCount, got.TracksAdded, report)
 	}
 }
 

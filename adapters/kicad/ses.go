@@ -201,9 +201,11 @@ func wireTracks(net string, path *node, pt func(string) (int64, error)) ([]sesTr
 		}
 		coords = append(coords, c)
 	}
-	if len(coords)%2 != 0 || len(coords) < 4 {
-		return nil, fmt.Errorf("wire on %s has %d coordinates; a path needs pairs, at least two points", layer, len(coords))
+	if len(coords)%2 != 0 || len(coords) < 2 {
+		return nil, fmt.Errorf("wire on %s has %d coordinates; a path needs x y pairs", layer, len(coords))
 	}
+	// One point: a wire whose corners all rounded to the same place
+	// (Freerouting drops repeated points); it has no segment to make.
 	var out []sesTrack
 	for i := 0; i+3 < len(coords); i += 2 {
 		out = append(out, sesTrack{Net: net, Layer: layer, WidthNM: width,

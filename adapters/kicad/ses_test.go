@@ -93,6 +93,7 @@ func TestParseSessionRefusals(t *testing.T) {
 		"no resolution":   {`(session s (routes (network_out)))`, "resolution"},
 		"bad unit":        {`(session s (routes (resolution furlong 1)))`, "resolution"},
 		"odd coordinates": {`(session s (routes (resolution um 1) (network_out (net N (wire (path F.Cu 10 0 0 5))))))`, "pairs"},
+		"no coordinates":  {`(session s (routes (resolution um 1) (network_out (net N (wire (path F.Cu 10))))))`, "pairs"},
 		"unknown via":     {`(session s (routes (resolution um 1) (network_out (net N (via v1 0 0)))))`, "v1"},
 		"square via":      {`(session s (routes (resolution um 1) (library_out (padstack sq (shape (rect F.Cu 0 0 1 1)))) (network_out)))`, "not a circle"},
 		"unclosed":        {`(session s (routes`, "not closed"},
@@ -104,6 +105,15 @@ func TestParseSessionRefusals(t *testing.T) {
 				t.Errorf("error %v, want one mentioning %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestParseSessionSinglePointWire: Freerouting writes a wire whose corners
+// all round to one point as a one-point path; it makes no track.
+func TestParseSessionSinglePointWire(t *testing.T) {
+	s, err := parseSession(`(session s (routes (resolution um 1) (network_out (net N (wire (path F.Cu 10 5 5)) (wire (path F.Cu 10 0 0 1 0))))))`)
+	if err != nil || len(s.Tracks) != 1 || s.Tracks[0].X2 != 1000 {
+		t.Errorf("tracks %+v, %v: want the one real segment", s, err)
 	}
 }
 
