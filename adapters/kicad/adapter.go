@@ -3,7 +3,8 @@
 // Python module (KiCad 6 has no command-line tool), and BOM, netlist,
 // SPICE deck and pin mapping read straight from the KiCad 6 schematic
 // files, whose connectivity it follows itself since eeschema has no
-// headless API in KiCad 6. ERC needs kicad-cli (KiCad 7+).
+// headless API in KiCad 6. ERC runs kicad-cli where KiCad 7+ has it, and
+// otherwise checks the parsed schematic with KiCad 6's rules itself.
 package kicad
 
 import (
