@@ -35,7 +35,6 @@ type ercPin struct {
 	kind int
 	at   point
 	sub  *ercSubgraph
-	net  int
 }
 
 // powerConnection is KiCad's IsPowerConnection: a power input that is
