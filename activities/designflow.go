@@ -64,11 +64,19 @@ func Verdict(facts flows.Facts) flows.Verdict {
 func (d *DesignFlows) PrepareStepEvidence(ctx context.Context, req workflows.PrepareStepEvidenceRequest) (workflows.StepEvidenceCalls, error) {
 	values, missing := flows.StepEvidence(req.Step, req.Result)
 	out := workflows.StepEvidenceCalls{Missing: missing}
+	kind := req.Step.EvidenceKind
+	if kind == "" {
+		kind = "simulation"
+	}
 	for i, v := range values {
+		data := evidenceData(req, v.Field)
+		if v.Findings != nil {
+			data["findings"], data["findings_total"] = v.Findings, v.FindingsTotal
+		}
 		args, err := json.Marshal(map[string]any{
-			"project_id": req.ProjectID, "name": fmt.Sprintf("%s %s", req.CaseName, v.Metric), "kind": "simulation",
+			"project_id": req.ProjectID, "name": fmt.Sprintf("%s %s", req.CaseName, v.Metric), "kind": kind,
 			"metric": v.Metric, "value": v.Value, "unit": v.Unit, "valid_against": req.Case.ValidAgainst,
-			"data": evidenceData(req, v.Field),
+			"data": data,
 		})
 		if err != nil {
 			return out, err
@@ -85,16 +93,21 @@ func (d *DesignFlows) PrepareStepEvidence(ctx context.Context, req workflows.Pre
 }
 
 // evidenceData is what a step's evidence records of how it was computed:
-// the run, the case, the call and the field; for a recorded load case also
-// the faces and mesh it was solved on (the run's own keys win).
+// the run, the case (a load case, for an analysis), the call and the
+// field; for a recorded load case also the faces and mesh it was solved on
+// (the run's own keys win).
 func evidenceData(req workflows.PrepareStepEvidenceRequest, field string) map[string]any {
 	data := map[string]any{}
 	for k, v := range req.CaseData {
 		data[k] = v
 	}
-	data["load_case_name"] = req.CaseName
-	if _, ok := data["load_case"]; !ok {
-		data["load_case"] = req.CaseName
+	if req.Step.ForEach == "load_cases" {
+		data["load_case_name"] = req.CaseName
+		if _, ok := data["load_case"]; !ok {
+			data["load_case"] = req.CaseName
+		}
+	} else {
+		data["case"] = req.CaseName
 	}
 	for k, v := range map[string]any{"run_id": req.RunID, "tool_id": req.Step.ToolID, "call_id": req.FromCall, "field": field} {
 		data[k] = v
@@ -102,14 +115,23 @@ func evidenceData(req workflows.PrepareStepEvidenceRequest, field string) map[st
 	return data
 }
 
-// PrepareStepCall resolves a step's tool and checks its arguments against
-// the tool's schema, giving the ToolCall workflow's input. A tool that does
+// PrepareStepCall resolves a step's tool, sets the arguments it takes from
+// earlier steps' results, and checks its arguments against the tool's
+// schema, giving the ToolCall workflow's input. A tool that does
 // not exist or arguments that do not fit are final.
 func (d *DesignFlows) PrepareStepCall(ctx context.Context, req workflows.PrepareStepCallRequest) (workflows.ToolCallInput, error) {
 	m, _, ok := d.Registry.Tool(req.ToolID)
 	if !ok {
 		return workflows.ToolCallInput{}, temporal.NewNonRetryableApplicationError(
 			fmt.Sprintf("the flow names tool %s, which this server does not serve", req.ToolID), protocol.ToolUnavailable.Name(), nil)
+	}
+	if len(req.From) > 0 {
+		args, err := flows.StepArguments(req.Arguments, req.From, req.Earlier)
+		if err != nil {
+			return workflows.ToolCallInput{}, temporal.NewNonRetryableApplicationError(
+				fmt.Sprintf("%s: %v", req.ToolID, err), protocol.InvalidParams.Name(), nil)
+		}
+		req.Arguments = args
 	}
 	if err := d.Registry.ValidateArguments(req.ToolID, req.Arguments); err != nil {
 		details := err.Error()

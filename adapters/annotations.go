@@ -161,6 +161,13 @@ var annotationTable = map[string]Annotations{
 	"kicad.export_bom":      {ReadOnly: true, Idempotent: true},
 	"kicad.export_netlist":  {ReadOnly: true, Idempotent: true},
 	"kicad.get_pin_mapping": {ReadOnly: true, Idempotent: true},
+	// Writes only its call folder; a route stopped by its time depends on
+	// the machine's speed, so it is not idempotent.
+	"kicad.auto_route": {ReadOnly: true},
+
+	// Draws a new schematic, but only in its own call folder; the same
+	// request gives the same file.
+	"kicad.generate_schematic": {ReadOnly: true, Idempotent: true},
 
 	// OpenUSD through usd-core. The two readers write nothing; the
 	// converter writes only its own call folder, the same GLB giving the

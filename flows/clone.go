@@ -25,6 +25,9 @@ func clonePhase(p Phase) Phase {
 			if s.Records != nil {
 				out.Steps[i].Records = append([]EvidenceField{}, s.Records...)
 			}
+			if s.From != nil {
+				out.Steps[i].From = append([]FromField{}, s.From...)
+			}
 		}
 	}
 	if p.Gate.Criteria != nil {

@@ -9,6 +9,9 @@ var criterionDescriptions = []Criterion{
 	{CriterionSimulation, "deflection, stress, safety-factor and frequency requirements hold against current simulation evidence"},
 	{CriterionNoStaleEvidence, "no requirement is judged on evidence about an older revision"},
 	{CriterionAllRequirements, "every requirement passes on current evidence"},
+	{CriterionERCClean, "the latest erc_errors evidence (kicad.run_erc's error count), about the current revision, is 0"},
+	{CriterionDRCClean, "the latest drc_errors evidence (kicad.run_drc's error count), about the current revision, is 0"},
+	{CriterionRoutingComplete, "the latest unrouted_connections evidence (kicad.run_drc's unconnected items), about the current revision, is 0"},
 }
 
 // Criteria lists the known criterion kinds with what each checks, so a

@@ -3,6 +3,7 @@ package flows
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 )
 
 // EvidenceValue is one value a step's result gives for the twin: the
@@ -12,12 +13,17 @@ type EvidenceValue struct {
 	Unit   string  `json:"unit"`
 	Value  float64 `json:"value"`
 	Field  string  `json:"field"`
+	// Findings are what the record's Findings field listed (KeepFindings),
+	// FindingsTotal how many it listed in all.
+	Findings      []any `json:"findings,omitempty"`
+	FindingsTotal int   `json:"findings_total,omitempty"`
 }
 
 // StepEvidence reads the fields s records from one tool result: each a
-// top-level JSON number. The values come in Records order; each field that
-// is absent or not a number is named in the second return instead, so the
-// caller can report it rather than record nothing silently.
+// JSON number at its field's path. The values come in Records order; each
+// field that is absent or not a number is named in the second return
+// instead, so the caller can report it rather than record nothing
+// silently.
 func StepEvidence(s Step, result json.RawMessage) ([]EvidenceValue, []string) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(result, &top); err != nil || top == nil {
@@ -30,7 +36,7 @@ func StepEvidence(s Step, result json.RawMessage) ([]EvidenceValue, []string) {
 	var values []EvidenceValue
 	var problems []string
 	for _, r := range s.Records {
-		raw, ok := top[r.Field]
+		raw, ok := fieldAt(top, r.Field)
 		if !ok || string(raw) == "null" {
 			problems = append(problems, fmt.Sprintf("field %s missing from the result", r.Field))
 			continue
@@ -40,9 +46,36 @@ func StepEvidence(s Step, result json.RawMessage) ([]EvidenceValue, []string) {
 			problems = append(problems, fmt.Sprintf("field %s in the result is not a number: %s", r.Field, clip(string(raw), 40)))
 			continue
 		}
-		values = append(values, EvidenceValue{Metric: r.Metric, Unit: r.Unit, Value: v, Field: r.Field})
+		ev := EvidenceValue{Metric: r.Metric, Unit: r.Unit, Value: v, Field: r.Field}
+		if r.Findings != "" {
+			if list, ok := fieldAt(top, r.Findings); ok {
+				ev.Findings, ev.FindingsTotal = KeepFindings(list)
+			}
+		}
+		values = append(values, ev)
 	}
 	return values, problems
+}
+
+// fieldAt is the value at a dotted path into a result object
+// (connections.unrouted), and whether there is one.
+func fieldAt(top map[string]json.RawMessage, path string) (json.RawMessage, bool) {
+	parts := strings.Split(path, ".")
+	obj := top
+	for i, p := range parts {
+		raw, ok := obj[p]
+		if !ok {
+			return nil, false
+		}
+		if i == len(parts)-1 {
+			return raw, true
+		}
+		obj = nil
+		if err := json.Unmarshal(raw, &obj); err != nil || obj == nil {
+			return nil, false
+		}
+	}
+	return nil, false
 }
 
 // clip shortens s to at most n characters for a message.

@@ -35,22 +35,48 @@ type Phase struct {
 }
 
 // Step is a tool call the server runs in a phase: once per entry of the run
-// input ForEach (one argument object each, e.g. one FEA per load case),
-// recording each result's fields as evidence.
+// input its phase's first step names in ForEach (one argument object each,
+// e.g. one FEA per load case), recording each result's fields as evidence.
+// A later step runs once per entry too, after the steps before it, and may
+// take arguments from their results for the same entry (From): ERC on the
+// schematic the step before wrote.
 type Step struct {
-	Name    string `json:"name"`
-	ToolID  string `json:"tool_id"`
-	ForEach string `json:"for_each"`
+	// Name is unique in the phase and has no dot: From names steps by it.
+	Name   string `json:"name"`
+	ToolID string `json:"tool_id"`
+	// ForEach is the run input whose entries are the tool's arguments. A
+	// later step leaves it empty when its arguments all come From earlier
+	// steps, or names the first step's input to start from the same entry.
+	ForEach string `json:"for_each,omitempty"`
+	// From are the arguments it takes from earlier steps' results for the
+	// same entry, set over the entry's arguments.
+	From []FromField `json:"from,omitempty"`
 	// Records maps result fields to evidence metrics.
 	Records []EvidenceField `json:"records,omitempty"`
+	// EvidenceKind is the kind of evidence it records (twin.record_evidence's
+	// kind); "" is simulation.
+	EvidenceKind string `json:"evidence_kind,omitempty"`
+}
+
+// FromField is one argument a step takes from an earlier step's result.
+type FromField struct {
+	Argument string `json:"argument"`
+	// Field is "step.field": the step's name, then the field's dotted
+	// path in its result (generate_schematic.schematic_file).
+	Field string `json:"field"`
 }
 
 // EvidenceField is one result field recorded as evidence: the value at
-// Field (a top-level number in the tool's result) as Metric in Unit.
+// Field (a number in the tool's result; a dotted path reads into objects,
+// connections.unrouted) as Metric in Unit.
 type EvidenceField struct {
 	Field  string `json:"field"`
 	Metric string `json:"metric"`
 	Unit   string `json:"unit"`
+	// Findings names the result field (a dotted path to a list) that says
+	// what the value counts, such as a checker's violations: kept with the
+	// evidence, so a gate judging it can name them.
+	Findings string `json:"findings,omitempty"`
 }
 
 // Gate closes a phase: its criteria are judged against the twin, then a
@@ -92,6 +118,15 @@ const (
 	CriterionNoStaleEvidence = "no_stale_evidence"
 	// CriterionAllRequirements: every requirement passes with current evidence.
 	CriterionAllRequirements = "all_requirements_pass"
+	// CriterionERCClean: the latest erc_errors evidence, about the current
+	// revision, is 0.
+	CriterionERCClean = "erc_clean"
+	// CriterionDRCClean: the latest drc_errors evidence, about the current
+	// revision, is 0.
+	CriterionDRCClean = "drc_clean"
+	// CriterionRoutingComplete: the latest unrouted_connections evidence,
+	// about the current revision, is 0.
+	CriterionRoutingComplete = "routing_complete"
 )
 
 // Criterion is one check a gate makes.
@@ -116,6 +151,33 @@ type Facts struct {
 	Requirements []Requirement `json:"requirements"`
 	// Waivers are the project's waivers a person approved.
 	Waivers []Waiver `json:"waivers"`
+	// Checks are the latest evidence of each metric a check criterion
+	// reads (CheckMetrics), sorted by metric; a metric never recorded is
+	// absent.
+	Checks []CheckEvidence `json:"checks,omitempty"`
+}
+
+// CheckEvidence is the latest evidence of one checked metric (erc_errors,
+// drc_errors, unrouted_connections) and what it found.
+type CheckEvidence struct {
+	Metric     string `json:"metric"`
+	EvidenceID string `json:"evidence_id"`
+	Name       string `json:"name,omitempty"`
+	// Value is nil when the evidence holds no number.
+	Value *float64 `json:"value,omitempty"`
+	Unit  string   `json:"unit,omitempty"`
+	// Stale evidence is about an older revision of what it is pinned to;
+	// StaleAgainst says which (KEY@n, now KEY@m).
+	Stale        bool     `json:"stale,omitempty"`
+	StaleAgainst []string `json:"stale_against,omitempty"`
+	// ToolID and CallID are the call whose result it records, when a step
+	// recorded it.
+	ToolID string `json:"tool_id,omitempty"`
+	CallID string `json:"call_id,omitempty"`
+	// Findings describe what the value counts (DescribeFindings), errors
+	// first; FindingsTotal is how many the check found in all.
+	Findings      []string `json:"findings,omitempty"`
+	FindingsTotal int      `json:"findings_total,omitempty"`
 }
 
 // TypeCount is how many nodes of one type the project holds.
@@ -160,6 +222,9 @@ type CriterionResult struct {
 	Failing []string `json:"failing,omitempty"`
 	// WaivedBy names the approved waiver that excuses a failure.
 	WaivedBy string `json:"waived_by,omitempty"`
+	// Findings say what a check criterion's evidence found: the
+	// violations that fail it.
+	Findings []string `json:"findings,omitempty"`
 }
 
 // GateResult is a gate's criteria judged: pass only when every criterion

@@ -67,6 +67,8 @@ func judge(kind string, p Phase, f Facts) CriterionResult {
 		return judgeNoStale(f.Requirements)
 	case CriterionAllRequirements:
 		return judgeRows(kind, "", f.Requirements)
+	case CriterionERCClean, CriterionDRCClean, CriterionRoutingComplete:
+		return judgeCheck(kind, f.Checks)
 	}
 	return CriterionResult{Kind: kind, Status: StatusNoData, Detail: fmt.Sprintf("%q is not a criterion this server can judge", kind)}
 }

@@ -46,7 +46,9 @@ var invariants = []Invariant{
 	{InvCriteria, "every criterion is a known kind, at most once per gate"},
 	{InvGateWindow, fmt.Sprintf("a gate's window_seconds is 0 (the default, %d s) or between %d s and %d s (30 days)",
 		DefaultGateWindowSeconds, MinGateWindowSeconds, MaxGateWindowSeconds)},
-	{InvSteps, "every step has a name, a tool id of the form adapter.tool and a for_each run input"},
+	{InvSteps, "every step has a name (unique in its phase, without a dot) and a tool id of the form adapter.tool; a phase's first step " +
+		"names a for_each run input, a later step the same one or none, and a step's from names an argument and an earlier step's " +
+		"result field (step.field)"},
 	{InvEvidenceFields, "every evidence field a step records names its field, metric and unit"},
 }
 
@@ -105,8 +107,8 @@ func Check(f Flow) error {
 		}
 		c.deliverables(p, label)
 		c.gate(p.Gate, label, gateSeen)
-		for j, s := range p.Steps {
-			c.step(s, j, label)
+		for j := range p.Steps {
+			c.step(p.Steps, j, label)
 		}
 	}
 	if len(c.problems) == 0 {
@@ -193,17 +195,52 @@ func (c *checker) gate(g Gate, label string, seen map[string]string) {
 	}
 }
 
-func (c *checker) step(s Step, j int, label string) {
+func (c *checker) step(steps []Step, j int, label string) {
+	s := steps[j]
 	name := s.Name
-	if strings.TrimSpace(name) == "" {
+	switch {
+	case strings.TrimSpace(name) == "":
 		name = fmt.Sprintf("#%d", j+1)
 		c.add(InvSteps, label, "name step %s", name)
+	case strings.Contains(name, "."):
+		c.add(InvSteps, label, "rename step %q without a dot: from names a step's field as step.field", name)
+	default:
+		for k := 0; k < j; k++ {
+			if steps[k].Name == name {
+				c.add(InvSteps, label, "rename step %d: step %d is already called %q", j+1, k+1, name)
+				break
+			}
+		}
 	}
 	if !strings.Contains(s.ToolID, ".") {
 		c.add(InvSteps, label, "give step %s a tool id of the form adapter.tool (it is %q)", name, s.ToolID)
 	}
-	if strings.TrimSpace(s.ForEach) == "" {
+	first := strings.TrimSpace(steps[0].ForEach)
+	switch {
+	case j == 0 && first == "":
 		c.add(InvSteps, label, "give step %s a for_each: the run input whose entries it runs once each", name)
+	case j > 0 && s.ForEach != "" && s.ForEach != steps[0].ForEach:
+		c.add(InvSteps, label, "give step %s the for_each of the phase's first step (%q) or none: every step runs once per entry of that input",
+			name, steps[0].ForEach)
+	case j > 0 && s.ForEach == "" && len(s.From) == 0:
+		c.add(InvSteps, label, "give step %s its arguments: a for_each (%q) or from (argument: step.field of an earlier step)",
+			name, steps[0].ForEach)
+	}
+	for _, f := range s.From {
+		step, field, ok := SplitFrom(f.Field)
+		if !ok || strings.TrimSpace(f.Argument) == "" {
+			c.add(InvSteps, label, "step %s: from {argument %q, field %q} must name an argument and an earlier step's result field as step.field",
+				name, f.Argument, f.Field)
+			continue
+		}
+		earlier := false
+		for k := 0; k < j; k++ {
+			earlier = earlier || steps[k].Name == step
+		}
+		if !earlier {
+			c.add(InvSteps, label, "step %s: argument %s comes from step %q, which is not an earlier step of the phase (field %s)",
+				name, f.Argument, step, field)
+		}
 	}
 	for k, r := range s.Records {
 		var lack []string

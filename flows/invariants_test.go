@@ -89,6 +89,43 @@ func TestCheckEachInvariant(t *testing.T) {
 	}
 }
 
+// Chained steps: names unique and without dots, a later step on the
+// first step's input or none, and from naming an earlier step's field.
+func TestCheckChainedSteps(t *testing.T) {
+	cases := []struct {
+		name   string
+		mutate func(steps []Step)
+		says   string
+	}{
+		{"dot in a name", func(s []Step) { s[0].Name = "generate.schematic" }, "without a dot"},
+		{"names repeat", func(s []Step) { s[1].Name = s[0].Name; s[1].From = nil; s[1].ForEach = "schematic" }, "already called"},
+		{"first step without for_each", func(s []Step) { s[0].ForEach = "" }, "give step generate_schematic a for_each"},
+		{"later step on another input", func(s []Step) { s[1].ForEach = "board" }, `the for_each of the phase's first step ("schematic")`},
+		{"later step without arguments", func(s []Step) { s[1].From = nil }, "give step run_erc its arguments"},
+		{"from a later step", func(s []Step) { s[0].From = []FromField{{Argument: "x", Field: "run_erc.passed"}} }, `comes from step "run_erc", which is not an earlier step`},
+		{"from an unknown step", func(s []Step) { s[1].From = []FromField{{Argument: "schematic_file", Field: "draw.schematic_file"}} }, `step "draw"`},
+		{"from without a field", func(s []Step) { s[1].From = []FromField{{Argument: "schematic_file", Field: "generate_schematic"}} }, "as step.field"},
+		{"from without an argument", func(s []Step) { s[1].From = []FromField{{Field: "generate_schematic.schematic_file"}} }, "must name an argument"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			f := mustTemplate(t, "hardware_v1")
+			tc.mutate(f.Phases[2].Steps)
+			if got := brokenIDs(t, f); !reflect.DeepEqual(got, []string{InvSteps}) {
+				t.Fatalf("broken = %v, want [steps] (%v)", got, Check(f))
+			}
+			if msg := Check(f).Error(); !strings.Contains(msg, tc.says) {
+				t.Errorf("message %q does not say %q", msg, tc.says)
+			}
+		})
+	}
+	f := mustTemplate(t, "hardware_v1")
+	f.Phases[2].Steps[1].ForEach = "schematic"
+	if err := Check(f); err != nil {
+		t.Errorf("a later step on the first step's input: %v", err)
+	}
+}
+
 func TestCheckWindowBounds(t *testing.T) {
 	for _, w := range []int{0, MinGateWindowSeconds, DefaultGateWindowSeconds, MaxGateWindowSeconds} {
 		f := mustTemplate(t, "design_v1")

@@ -13,7 +13,7 @@ var knownTools = map[string]bool{
 	"twin.commit_geometry": true, "gmsh.generate_mesh": true, "gmsh.list_named_faces": true, "calculix.run_fea": true,
 	"calculix.check_mesh_convergence": true, "twin.record_evidence": true, "twin.constraint_violations": true,
 	"spice.run_simulation": true, "kicad.run_drc": true, "kicad.run_erc": true, "kicad.export_bom": true,
-	"twin.record_component_selection": true, "power.check_budget": true,
+	"twin.record_component_selection": true, "power.check_budget": true, "kicad.generate_schematic": true, "kicad.auto_route": true,
 	"twin.list_maturity_gates": true, "twin.create_baseline": true, "twin.approve_engineering_entity": true, "twin.create_release_package": true,
 }
 
@@ -42,6 +42,7 @@ func TestTemplatePhasesDeliverablesAndCriteria(t *testing.T) {
 	}
 	d, rr, geo, sim, stale, all := CriterionDeliverables, CriterionRequirementsRecorded, CriterionGeometry, CriterionSimulation,
 		CriterionNoStaleEvidence, CriterionAllRequirements
+	erc, drc, routed := CriterionERCClean, CriterionDRCClean, CriterionRoutingComplete
 	cases := map[string][]phase{
 		"mech_v1": {
 			{"requirements", []string{"constraint_set"}, []string{d, rr}},
@@ -54,8 +55,8 @@ func TestTemplatePhasesDeliverablesAndCriteria(t *testing.T) {
 		"hardware_v1": {
 			{"requirements", []string{"constraint_set"}, []string{d, rr}},
 			{"architecture", []string{"decision"}, []string{d}},
-			{"schematic", []string{"component_selection"}, []string{d}},
-			{"layout", []string{"evidence"}, []string{d, stale}},
+			{"schematic", []string{"component_selection"}, []string{d, erc}},
+			{"layout", []string{"evidence"}, []string{d, erc, drc, routed, stale}},
 			{"verification", []string{"evidence"}, []string{d, all, stale}},
 			{"release", []string{"release_package"}, []string{d, all}},
 		},
@@ -126,7 +127,7 @@ func TestTemplateToolsAndBriefs(t *testing.T) {
 	}
 }
 
-func TestMechAnalysisStep(t *testing.T) {
+func TestTemplateSteps(t *testing.T) {
 	f, _ := Template("mech_v1")
 	p := f.Phases[phaseIndex(f, "analysis")]
 	want := []Step{{Name: "fea per load case", ToolID: "calculix.run_fea", ForEach: "load_cases", Records: []EvidenceField{
@@ -137,12 +138,55 @@ func TestMechAnalysisStep(t *testing.T) {
 	if !reflect.DeepEqual(p.Steps, want) {
 		t.Fatalf("analysis steps = %+v, want %+v", p.Steps, want)
 	}
-	for _, id := range []string{"hardware_v1", "design_v1"} {
-		g, _ := Template(id)
-		for _, p := range g.Phases {
-			if len(p.Steps) != 0 {
-				t.Errorf("%s/%s has steps; only mech_v1 analysis runs server steps", id, p.Name)
+	// hardware_v1: the schematic is generated from the run input schematic,
+	// then checked by ERC on the file written; the board in the run input
+	// board is routed, then checked by DRC on the routed copy. Each count a
+	// gate judges keeps the list of what it counts.
+	h := mustTemplate(t, "hardware_v1")
+	wantSteps := map[string][]Step{
+		"schematic": {
+			{Name: "generate_schematic", ToolID: "kicad.generate_schematic", ForEach: "schematic"},
+			{Name: "run_erc", ToolID: "kicad.run_erc", From: []FromField{{Argument: "schematic_file", Field: "generate_schematic.schematic_file"}},
+				EvidenceKind: "analysis", Records: []EvidenceField{
+					{Field: "error_count", Metric: "erc_errors", Unit: "1", Findings: "violations"},
+					{Field: "warning_count", Metric: "erc_warnings", Unit: "1"},
+				}},
+		},
+		"layout": {
+			{Name: "auto_route", ToolID: "kicad.auto_route", ForEach: "board", EvidenceKind: "analysis", Records: []EvidenceField{
+				{Field: "connections.routed", Metric: "routed_connections", Unit: "1"},
+			}},
+			{Name: "run_drc", ToolID: "kicad.run_drc", From: []FromField{{Argument: "board_file", Field: "auto_route.board_file"}},
+				EvidenceKind: "analysis", Records: []EvidenceField{
+					{Field: "error_count", Metric: "drc_errors", Unit: "1", Findings: "violations"},
+					{Field: "warning_count", Metric: "drc_warnings", Unit: "1"},
+					{Field: "unconnected_items.count", Metric: "unrouted_connections", Unit: "1", Findings: "unconnected_items.items"},
+				}},
+		},
+	}
+	for _, p := range h.Phases {
+		if !reflect.DeepEqual(p.Steps, wantSteps[p.Name]) {
+			t.Errorf("hardware_v1/%s steps = %+v, want %+v", p.Name, p.Steps, wantSteps[p.Name])
+		}
+	}
+	// The metrics the check criteria read are the ones the steps record.
+	recorded := map[string]bool{}
+	for _, p := range h.Phases {
+		for _, s := range p.Steps {
+			for _, r := range s.Records {
+				recorded[r.Metric] = true
 			}
+		}
+	}
+	for _, m := range CheckMetrics() {
+		if !recorded[m] {
+			t.Errorf("check metric %s is recorded by no hardware_v1 step", m)
+		}
+	}
+	g, _ := Template("design_v1")
+	for _, p := range g.Phases {
+		if len(p.Steps) != 0 {
+			t.Errorf("design_v1/%s has steps; design_v1 runs no server steps", p.Name)
 		}
 	}
 }

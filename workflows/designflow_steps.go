@@ -3,7 +3,6 @@ package workflows
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -17,6 +16,12 @@ import (
 // StepCaller is the caller class of the tool calls a run makes itself.
 const StepCaller = "design-flow"
 
+// chainedStepsChange marks runs whose phases may chain steps: each step
+// runs once per entry after the steps before it, taking arguments from
+// their results for that entry (flows.Step From), and a step that records
+// nothing records no evidence. Before it a phase ran one step per entry.
+const chainedStepsChange = "chained-steps"
+
 // runSteps runs phase i's steps, once per entry of their input, each as a
 // child ToolCall workflow, and records the fields the step names as
 // evidence, each record a child ToolCall too. A step that fails is
@@ -28,6 +33,9 @@ const StepCaller = "design-flow"
 func (r *run) runSteps(ctx workflow.Context, i int, cases []flows.StepCase, evidence []map[string]any) error {
 	p := r.flow.Phases[i]
 	ps := &r.state.Phases[i]
+	chained := len(p.Steps) > 1 && workflow.GetVersion(ctx, chainedStepsChange, workflow.DefaultVersion, 1) == 1
+	// earlier holds, per case, the results of the steps run so far.
+	earlier := make([][]flows.StepResult, len(cases))
 	for si, s := range p.Steps {
 		for ci, c := range cases {
 			name := c.Name
@@ -36,7 +44,14 @@ func (r *run) runSteps(ctx workflow.Context, i int, cases []flows.StepCase, evid
 			}
 			callID := r.stepCallID(p.Name, ps.Attempt, si, ci, "")
 			sr := flows.StepRun{Name: fmt.Sprintf("%s: %s", s.Name, name), ToolID: s.ToolID, CallID: callID}
-			res, err := r.stepCall(ctx, callID, s.ToolID, c.Arguments, fmt.Sprintf("%s, %s (run %s)", s.ToolID, name, r.state.RunID))
+			call := PrepareStepCallRequest{CallID: callID, ToolID: s.ToolID, Arguments: c.Arguments, ProjectID: r.state.ProjectID}
+			if chained {
+				if s.ForEach == "" {
+					call.Arguments = nil
+				}
+				call.From, call.Earlier = s.From, earlier[ci]
+			}
+			res, err := r.stepCall(ctx, call, fmt.Sprintf("%s, %s (run %s)", s.ToolID, name, r.state.RunID))
 			if err != nil {
 				return err
 			}
@@ -44,6 +59,14 @@ func (r *run) runSteps(ctx workflow.Context, i int, cases []flows.StepCase, evid
 				sr.Status, sr.Error = StatusError, res.Error.Details
 				ps.Steps = append(ps.Steps, sr)
 				continue
+			}
+			if chained {
+				earlier[ci] = append(earlier[ci], flows.StepResult{Step: s.Name, Result: res.Data})
+				if len(s.Records) == 0 {
+					sr.Status = StatusSuccess
+					ps.Steps = append(ps.Steps, sr)
+					continue
+				}
 			}
 			req := PrepareStepEvidenceRequest{RunID: r.state.RunID, ProjectID: r.state.ProjectID,
 				Step: s, Case: c, CaseName: name, FromCall: callID, Result: res.Data,
@@ -103,19 +126,18 @@ func (r *run) recordStepEvidence(ctx workflow.Context, req PrepareStepEvidenceRe
 
 // stepCall prepares and runs one tool call as a child ToolCall workflow:
 // retried where the tool is idempotent, as any call is.
-func (r *run) stepCall(ctx workflow.Context, callID, toolID string, args json.RawMessage, summary string) (ToolCallResult, error) {
+func (r *run) stepCall(ctx workflow.Context, req PrepareStepCallRequest, summary string) (ToolCallResult, error) {
 	actx := workflow.WithActivityOptions(ctx, workflow.ActivityOptions{
 		StartToCloseTimeout: 30 * time.Second,
 		RetryPolicy:         &temporal.RetryPolicy{InitialInterval: time.Second, MaximumInterval: 10 * time.Second, MaximumAttempts: 5},
 		Summary:             "prepare " + summary,
 	})
 	var in ToolCallInput
-	err := workflow.ExecuteActivity(actx, PrepareStepCallActivity, PrepareStepCallRequest{CallID: callID, ToolID: toolID,
-		Arguments: args, ProjectID: r.state.ProjectID}).Get(ctx, &in)
+	err := workflow.ExecuteActivity(actx, PrepareStepCallActivity, req).Get(ctx, &in)
 	if err != nil {
 		var appErr *temporal.ApplicationError
 		if errors.As(err, &appErr) {
-			return ToolCallResult{CallID: callID, ToolID: toolID, Status: StatusError,
+			return ToolCallResult{CallID: req.CallID, ToolID: req.ToolID, Status: StatusError,
 				Error: &CallError{Code: -32602, Type: appErr.Type(), Details: appErr.Message()}}, nil
 		}
 		return ToolCallResult{}, err

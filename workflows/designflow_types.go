@@ -135,6 +135,10 @@ type PrepareStepCallRequest struct {
 	ToolID    string          `json:"tool_id"`
 	Arguments json.RawMessage `json:"arguments"`
 	ProjectID string          `json:"project_id"`
+	// From sets arguments from fields of Earlier, the results the steps
+	// before gave for the same entry (flows.StepArguments), over Arguments.
+	From    []flows.FromField  `json:"from,omitempty"`
+	Earlier []flows.StepResult `json:"earlier,omitempty"`
 }
 
 // DesignFlowResult is how a run ended.

@@ -31,6 +31,13 @@ var recordedRuns = []string{
 	// on the part's current revision, before and after a rework
 	// (recorded-load-cases 1).
 	"designflow/mech_v1_recorded_load_cases_local_gate.json",
+	// hardware_v1 runs whose schematic and layout phases chain steps
+	// (chained-steps 1): generate_schematic then run_erc on the file it
+	// wrote, the gate passed; the same held on ERC errors and rejected; and
+	// the schematic then auto_route then run_drc on the routed board.
+	"designflow/hardware_v1_schematic_steps.json",
+	"designflow/hardware_v1_schematic_erc_held.json",
+	"designflow/hardware_v1_board_steps.json",
 	"designloop/wall_approved.json",
 	"designloop/wall_infeasible.json",
 	// An engineering change through its whole life (revalidated by a

@@ -40,8 +40,11 @@ func flowTools() []tool {
 				"DesignFlow workflow: each phase waits for the connected client (phase.list_tasks, phase.claim, phase.submit), except an " +
 				"analysis phase with load cases: the usual way is to record them in the twin (twin.record_load_case), and the phase then " +
 				"meshes and solves each against its part's current revision when it runs, recording the evidence against that revision; " +
-				"or inputs.load_cases gives complete calculix.run_fea arguments per case ({name, arguments, valid_against}). Each gate is " +
-				"judged against the twin and decided by a person. Returns run_id.",
+				"or inputs.load_cases gives complete calculix.run_fea arguments per case ({name, arguments, valid_against}). Likewise " +
+				"hardware_v1's schematic phase runs itself given inputs.schematic (kicad.generate_schematic arguments; the server then " +
+				"runs kicad.run_erc on the file written and records erc_errors), and its layout phase given inputs.board " +
+				"(kicad.auto_route arguments; then kicad.run_drc on the routed board, recording drc_errors and unrouted_connections). " +
+				"Each gate is judged against the twin and decided by a person. Returns run_id.",
 			Idempotent: true, TimeoutSeconds: 30}, startRun, startRunRules...),
 		adapters.Declare(adapters.Manifest{ToolID: "flow.status", Name: "Run status", Capability: "design_flow",
 			Description: "Phase-by-phase state of one run: each phase's status, claimant, submission and steps; each gate's criteria " +
@@ -97,19 +100,53 @@ var intentRules = []adapters.SchemaRule{
 var flowRule = adapters.At("flow", adapters.Enum("hardware_v1", "mech_v1", "design_v1"))
 
 // startRunRules are flow.start_run's (and run.start_design_flow's). Inputs
-// is a map in Go, keyed by step; the schema names the one step there is.
-var startRunRules = []adapters.SchemaRule{
-	adapters.At("flow_version_id", adapters.MinLength(1)),
-	adapters.At("inputs", func(s *jsonschema.Schema) {
-		s.Properties = map[string]*jsonschema.Schema{"load_cases": s.AdditionalProperties}
-		s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
-	}),
-	adapters.At("inputs.load_cases", adapters.MinItems(1), adapters.MaxItems(20)),
-	// StepCase is also the workflow's input, so its required fields are said here.
-	adapters.At("inputs.load_cases[]", adapters.Require("arguments", "valid_against")),
-	adapters.At("inputs.load_cases[].arguments", adapters.Type("object"), adapters.Describe("calculix.run_fea arguments")),
-	adapters.At("inputs.load_cases[].valid_against", adapters.MinItems(1), adapters.Describe("the revisions the result is computed against (KEY@n)")),
-	adapters.At("inputs.load_cases[].valid_against[]", adapters.MinLength(1)),
+// is a map in Go, keyed by run input; the schema names the inputs the
+// templates' steps read (runInputs), each a list of cases whose arguments
+// are its first step's tool's.
+var startRunRules = func() []adapters.SchemaRule {
+	inputs := runInputs()
+	rules := []adapters.SchemaRule{
+		adapters.At("flow_version_id", adapters.MinLength(1)),
+		adapters.At("inputs", func(s *jsonschema.Schema) {
+			s.Properties = map[string]*jsonschema.Schema{}
+			for _, in := range inputs {
+				s.Properties[in.name] = s.AdditionalProperties.CloneSchemas()
+			}
+			s.AdditionalProperties = &jsonschema.Schema{Not: &jsonschema.Schema{}}
+		}),
+	}
+	for _, in := range inputs {
+		at := "inputs." + in.name
+		rules = append(rules,
+			adapters.At(at, adapters.MinItems(1), adapters.MaxItems(20)),
+			// StepCase is also the workflow's input, so its required fields are said here.
+			adapters.At(at+"[]", adapters.Require("arguments", "valid_against")),
+			adapters.At(at+"[].arguments", adapters.Type("object"), adapters.Describe(in.tool+" arguments")),
+			adapters.At(at+"[].valid_against", adapters.MinItems(1), adapters.Describe("the revisions the result is computed against (KEY@n)")),
+			adapters.At(at+"[].valid_against[]", adapters.MinLength(1)))
+	}
+	return rules
+}()
+
+// runInput is a run input a template's steps read, and the tool its
+// entries are the arguments of.
+type runInput struct{ name, tool string }
+
+// runInputs are the run inputs the templates' phases run their steps over
+// (load_cases, schematic, board), once each, in template order.
+func runInputs() []runInput {
+	var out []runInput
+	seen := map[string]bool{}
+	for _, f := range flows.Templates() {
+		for _, p := range f.Phases {
+			if len(p.Steps) == 0 || seen[p.Steps[0].ForEach] {
+				continue
+			}
+			seen[p.Steps[0].ForEach] = true
+			out = append(out, runInput{p.Steps[0].ForEach, p.Steps[0].ToolID})
+		}
+	}
+	return out
 }
 
 // runIDArgs are the arguments of a tool that reads one run.

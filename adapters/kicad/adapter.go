@@ -3,7 +3,10 @@
 // Python module (KiCad 6 has no command-line tool), and BOM, netlist,
 // SPICE deck and pin mapping read straight from the KiCad 6 schematic
 // files, whose connectivity it follows itself since eeschema has no
-// headless API in KiCad 6. ERC needs kicad-cli (KiCad 7+).
+// headless API in KiCad 6; and it draws new schematics from parts and nets
+// with symbols from KiCad's installed libraries. ERC runs kicad-cli where
+// KiCad 7+ has it, and otherwise checks the parsed schematic with KiCad 6's
+// rules itself.
 package kicad
 
 import (
@@ -34,6 +37,10 @@ type Adapter struct {
 	// Python runs the board script; default METAFORGE_KICAD_PYTHON, else
 	// DefaultPython.
 	Python string
+	// SymbolDir holds KiCad's symbol libraries (*.kicad_sym) that
+	// kicad.generate_schematic places symbols from; default
+	// KICAD6_SYMBOL_DIR, else DefaultSymbolDir.
+	SymbolDir string
 
 	ws    *workspace.Workspace
 	calls *adapters.Invocations
@@ -94,9 +101,19 @@ func (a *Adapter) Call(ctx context.Context, toolID string, args json.RawMessage)
 		}
 	case ToolGetPinMapping:
 		out, err = a.pinMapping(ctx, args)
+	case ToolGenerateSchematic:
+		var r *SchematicResult
+		if r, err = a.generateSchematic(ctx, args); err == nil {
+			out, files = r, []string{r.SchematicFile}
+		}
+	case ToolAutoRoute:
+		var r *RouteResult
+		if r, err = a.autoRoute(ctx, args); err == nil {
+			out, files = r, r.files()
+		}
 	default:
-		err = protocol.Invalid("adapter kicad has no tool %q: call one of %s, %s, %s, %s, %s, %s",
-			toolID, ToolRunDRC, ToolRunERC, ToolExportGerber, ToolExportBOM, ToolExportNetlist, ToolGetPinMapping)
+		err = protocol.Invalid("adapter kicad has no tool %q: call one of %s, %s, %s, %s, %s, %s, %s, %s",
+			toolID, ToolRunDRC, ToolRunERC, ToolExportGerber, ToolExportBOM, ToolExportNetlist, ToolGetPinMapping, ToolGenerateSchematic, ToolAutoRoute)
 	}
 	if err != nil {
 		return nil, adapters.WithToolID(err, toolID)

@@ -75,6 +75,12 @@ func (a *Adapter) runDRC(ctx context.Context, args json.RawMessage) (*DRCResult,
 	if err != nil {
 		return nil, err
 	}
+	return a.checkBoard(ctx, board, dir)
+}
+
+// checkBoard runs pcbnew's DRC on a board already checked by
+// resolveDesign, writing its report into dir, and reads the report.
+func (a *Adapter) checkBoard(ctx context.Context, board, dir string) (*DRCResult, error) {
 	var out struct {
 		OK         bool   `json:"ok"`
 		ReportFile string `json:"report_file"`

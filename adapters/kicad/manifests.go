@@ -6,8 +6,9 @@ import (
 	"github.com/metaforge/metaforge/adapters"
 )
 
-// Manifests declares the six tools. All are reads that write only the
-// call's own folder, and idempotent: the same files give the same answer.
+// Manifests declares the tools. All are reads that write only the call's
+// own folder; the checks and exports are idempotent (the same files give
+// the same answer), kicad.auto_route is not (routeManifest says why).
 func (a *Adapter) Manifests() []adapters.Manifest {
 	tool := func(id, name, capability, desc string, in json.RawMessage, out string, timeout int) adapters.Manifest {
 		return adapters.Manifest{
@@ -23,5 +24,7 @@ func (a *Adapter) Manifests() []adapters.Manifest {
 		tool(ToolExportBOM, "Export bill of materials", "bom_export", bomDescription, bomInputSchema, bomOutputSchema, 60),
 		tool(ToolExportNetlist, "Export netlist", "netlist_export", netlistDescription, netlistInputSchema, netlistOutputSchema, 120),
 		tool(ToolGetPinMapping, "Get a component's pin-to-net mapping", "pin_mapping", pinMapDescription, pinMapInputSchema, pinMapOutputSchema, 120),
+		generateSchematicManifest(),
+		routeManifest(),
 	}
 }

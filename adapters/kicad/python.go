@@ -51,10 +51,17 @@ func (a *Adapter) pcbnewMissing() error {
 // checked by resolveDesign, writing only into outDir, and decodes the JSON
 // it prints into out.
 func (a *Adapter) runBoard(ctx context.Context, command, board, outDir string, out any, extra ...string) error {
+	return a.runPcbnew(ctx, boardScript, command, board, outDir, out, extra...)
+}
+
+// runPcbnew runs one command of a pcbnew script (board.py, route.py) the
+// same way: the script's arguments are the command, the board, outDir and
+// extra; it answers on its last METAFORGE_JSON line.
+func (a *Adapter) runPcbnew(ctx context.Context, script, command, board, outDir string, out any, extra ...string) error {
 	if err := a.screenDesign(board, false); err != nil {
 		return err
 	}
-	args := append([]string{"-c", boardScript, command, board, outDir}, extra...)
+	args := append([]string{"-c", script, command, board, outDir}, extra...)
 	res, err := solver.Run(ctx, solver.Command{
 		Binary:      a.python(),
 		Args:        args,

@@ -167,3 +167,49 @@ func TestFlowFacts(t *testing.T) {
 		t.Errorf("an unknown project = %v", err)
 	}
 }
+
+// FlowFacts gives the latest evidence of each checked metric, with its
+// freshness and its findings described; other metrics are not read.
+func TestFlowFactsChecks(t *testing.T) {
+	be := newBackend(t)
+	d := newDirect(t, be.Backend)
+	ctx := context.Background()
+	pid := d.call(call("p-1"), "project.create", map[string]any{"name": "Checks"})["project_id"].(string)
+	d.call(call("g-1"), "twin.commit_geometry", map[string]any{"project_id": pid, "name": "Board", "step_base64": step("b1")})
+	evidence := func(id, metric string, v float64, data map[string]any) string {
+		return d.call(call(id), "twin.record_evidence", map[string]any{"project_id": pid, "name": metric, "kind": "analysis",
+			"metric": metric, "value": v, "unit": "1", "valid_against": []any{"CAD-BOARD"}, "data": data})["node_id"].(string)
+	}
+	evidence("v-1", "erc_errors", 2, map[string]any{"tool_id": "kicad.run_erc", "call_id": "c1"})
+	drc := evidence("v-2", "drc_errors", 1, map[string]any{"tool_id": "kicad.run_drc", "call_id": "c2", "findings_total": 80.0,
+		"findings": []any{map[string]any{"rule": "clearance", "description": "Clearance violation", "severity": "error",
+			"location": map[string]any{"x_mm": 10.0, "y_mm": 20.0}}}})
+	erc := evidence("v-3", "ERC errors", 0, map[string]any{"tool_id": "kicad.run_erc", "call_id": "c3"})
+	evidence("v-4", "erc_warnings", 4, nil)
+
+	facts, err := be.FlowFacts(ctx, pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := func(v float64) *float64 { return &v }
+	want := []flows.CheckEvidence{
+		{Metric: "drc_errors", EvidenceID: drc, Name: "drc_errors", Value: f(1), Unit: "1", ToolID: "kicad.run_drc", CallID: "c2",
+			Findings: []string{"clearance: Clearance violation (error) at (10, 20) mm"}, FindingsTotal: 80},
+		{Metric: "erc_errors", EvidenceID: erc, Name: "ERC errors", Value: f(0), Unit: "1", ToolID: "kicad.run_erc", CallID: "c3"},
+	}
+	if !reflect.DeepEqual(facts.Checks, want) {
+		got, _ := json.MarshalIndent(facts.Checks, "", " ")
+		t.Fatalf("checks = %s", got)
+	}
+	// A new revision of the board makes both stale.
+	d.call(call("g-2"), "twin.commit_geometry", map[string]any{"project_id": pid, "name": "Board", "step_base64": step("b2")})
+	facts, err = be.FlowFacts(ctx, pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range facts.Checks {
+		if !c.Stale || !reflect.DeepEqual(c.StaleAgainst, []string{"CAD-BOARD@1 (now CAD-BOARD@2)"}) {
+			t.Errorf("%s after CAD-BOARD@2: stale %v against %q", c.Metric, c.Stale, c.StaleAgainst)
+		}
+	}
+}

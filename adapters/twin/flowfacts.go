@@ -2,6 +2,7 @@ package twin
 
 import (
 	"context"
+	"fmt"
 	"sort"
 
 	"github.com/metaforge/metaforge/flows"
@@ -10,8 +11,9 @@ import (
 
 // FlowFacts reads what a design flow's gate criteria are judged against:
 // the project's node counts by type (twin.CountByType), every current
-// requirement's status (the rows of twin.constraint_violations) and the
-// waivers a person approved.
+// requirement's status (the rows of twin.constraint_violations), the
+// waivers a person approved, and the latest evidence of each checked
+// metric (ERC and DRC counts).
 func (b *Backend) FlowFacts(ctx context.Context, projectID string) (flows.Facts, error) {
 	p, err := b.Store.GetProject(ctx, projectID)
 	if err != nil {
@@ -42,7 +44,61 @@ func (b *Backend) FlowFacts(ctx context.Context, projectID string) (flows.Facts,
 	for _, w := range approved {
 		waivers = append(waivers, flows.Waiver{ID: w.ID, Name: w.Name, Waives: w.Waives, ApprovedBy: w.ApprovedBy})
 	}
-	return flows.Facts{NodeTypes: types, Requirements: reqs, Waivers: waivers}, nil
+	checks, err := latestChecks(ctx, b.Store, p.ID)
+	if err != nil {
+		return flows.Facts{}, err
+	}
+	return flows.Facts{NodeTypes: types, Requirements: reqs, Waivers: waivers, Checks: checks}, nil
+}
+
+// latestChecks is the latest evidence of each metric a check criterion
+// reads (flows.CheckMetrics), with its freshness and what it found.
+func latestChecks(ctx context.Context, s twin.Store, projectID string) ([]flows.CheckEvidence, error) {
+	evidence, err := s.NodesByType(ctx, projectID, "evidence") // oldest first
+	if err != nil {
+		return nil, err
+	}
+	latest := map[string]twin.Node{}
+	for _, n := range evidence {
+		m, _ := n.Properties["metric"].(string)
+		latest[flows.NormaliseMetric(m)] = n
+	}
+	var out []flows.CheckEvidence
+	for _, metric := range flows.CheckMetrics() {
+		n, ok := latest[metric]
+		if !ok {
+			continue
+		}
+		f, err := twin.Staleness(ctx, s, n.ID)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, checkEvidence(metric, n, f))
+	}
+	return out, nil
+}
+
+// checkEvidence is one evidence node as a check criterion reads it.
+func checkEvidence(metric string, n twin.Node, f twin.Freshness) flows.CheckEvidence {
+	c := flows.CheckEvidence{Metric: metric, EvidenceID: n.ID, Name: n.Name, Stale: f.Stale}
+	if v, ok := twin.NumberOf(n.Properties["value"]); ok {
+		c.Value = &v
+	}
+	c.Unit, _ = n.Properties["unit"].(string)
+	for _, pin := range f.Against {
+		c.StaleAgainst = append(c.StaleAgainst, fmt.Sprintf("%s (now %s)", pin.Pinned, pin.Head))
+	}
+	data, _ := n.Properties["data"].(map[string]any)
+	c.ToolID, _ = data["tool_id"].(string)
+	c.CallID, _ = data["call_id"].(string)
+	if kept, ok := data["findings"].([]any); ok {
+		c.Findings = flows.DescribeFindings(kept)
+		c.FindingsTotal = len(kept)
+		if total, ok := twin.NumberOf(data["findings_total"]); ok && int(total) > c.FindingsTotal {
+			c.FindingsTotal = int(total)
+		}
+	}
+	return c
 }
 
 // flowRequirement is one requirement's status as a flow reads it.

@@ -2,9 +2,10 @@
 # adapter-kicad. The adapter drives KiCad's pcbnew Python module with
 # Debian's /usr/bin/python3 (the one the module is built for). KiCad 6 has
 # no kicad-cli, so kicad.run_erc answers TOOL_UNAVAILABLE in this image, as
-# on any KiCad 6 machine; the other tools work. The symbol, footprint and 3D
-# libraries (kicad-libraries, recommended) are left out: the tools read the
-# libraries embedded in the design files.
+# on any KiCad 6 machine; the other tools work. kicad.generate_schematic
+# copies symbols from the symbol libraries (kicad-symbols, 100 MB
+# installed); the footprint and 3D libraries are left out: the other tools
+# read the libraries embedded in the design files.
 #
 # Build from the repository root:
 #   docker build -f deploy/docker/solver-kicad.Dockerfile -t metaforge/solver-kicad:0.1.0 .
@@ -35,9 +36,10 @@ RUN go build -trimpath -buildvcs=false -ldflags="-s -w" -o /out/metaforge ./cmd/
 # ---- run --------------------------------------------------------------------
 FROM debian:bookworm-slim
 RUN apt-get update \
-	&& apt-get install -y --no-install-recommends ca-certificates python3 kicad \
+	&& apt-get install -y --no-install-recommends ca-certificates python3 kicad kicad-symbols \
 	&& rm -rf /var/lib/apt/lists/* \
 	&& /usr/bin/python3 -c "import pcbnew" \
+	&& test -f /usr/share/kicad/symbols/Device.kicad_sym \
 	&& groupadd --system --gid 10001 metaforge \
 	&& useradd --system --uid 10001 --gid metaforge --create-home --home-dir /home/metaforge --shell /usr/sbin/nologin metaforge \
 	&& install -d -o metaforge -g metaforge /var/lib/metaforge
