@@ -106,7 +106,11 @@ await main(async () => {
       noTopology: await chain(5, { voltage_v: 12, source_kind: 'switching', efficiency: 0.9 }),
     };
 
-    o.erc = (await call('kicad.run_erc', { schematic_file: `${demos}/ecc83/ecc83-pp.kicad_sch` })).error;
+    const erc = await must('kicad.run_erc', { schematic_file: `${demos}/electric/electric.kicad_sch` });
+    o.erc = {
+      checker: erc.checker, errorCount: erc.error_count, warningCount: erc.warning_count, passed: erc.passed,
+      rules: [...new Set(erc.violations.map((v) => v.rule))], listed: erc.violations.length,
+    };
     o.notABoard = (await call('kicad.run_drc', { board_file: `${demos}/ecc83/ecc83-pp.kicad_sch` })).error;
     o.outsideRoots = (await call('spice.run_simulation', { netlist_path: '/etc/hostname' })).error;
     o.missingBoard = (await call('kicad.run_drc', { board_file: `${demos}/nope.kicad_pcb` })).error;

@@ -4,8 +4,9 @@
 // SPICE deck and pin mapping read straight from the KiCad 6 schematic
 // files, whose connectivity it follows itself since eeschema has no
 // headless API in KiCad 6; and it draws new schematics from parts and nets
-// with symbols from KiCad's installed libraries. ERC needs kicad-cli
-// (KiCad 7+).
+// with symbols from KiCad's installed libraries. ERC runs kicad-cli where
+// KiCad 7+ has it, and otherwise checks the parsed schematic with KiCad 6's
+// rules itself.
 package kicad
 
 import (

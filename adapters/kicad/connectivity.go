@@ -41,7 +41,11 @@ func (u *unionFind) union(a, b int) { u.parent[u.find(a)] = u.find(b) }
 // connectivity is the graph of one design: spots on each sheet instance
 // and net names (global, or local to an instance) as nodes.
 type connectivity struct {
-	uf     unionFind
+	uf unionFind
+	// geo joins only what touches on a sheet (wires, junctions, items at
+	// one spot), not names: its classes are eeschema's subgraphs, which
+	// ERC judges one by one. Its ids are uf's.
+	geo    unionFind
 	points map[instPoint]int
 	names  map[string]int
 	// pins maps each component pin to its node; pinNames keeps pin names.
@@ -63,9 +67,21 @@ func (c *connectivity) point(inst *sheetInstance, p point) int {
 	if id, ok := c.points[k]; ok {
 		return id
 	}
-	id := c.uf.add()
+	id := c.add()
 	c.points[k] = id
 	return id
+}
+
+// add makes a node in both graphs.
+func (c *connectivity) add() int {
+	c.geo.add()
+	return c.uf.add()
+}
+
+// touch joins two spots that touch on one sheet: one net, one subgraph.
+func (c *connectivity) touch(a, b int) {
+	c.uf.union(a, b)
+	c.geo.union(a, b)
 }
 
 // Name keys: "G\x00VCC" is a global net (power symbol, global label,
@@ -80,7 +96,7 @@ func (c *connectivity) name(key string) int {
 	if id, ok := c.names[key]; ok {
 		return id
 	}
-	id := c.uf.add()
+	id := c.add()
 	c.names[key] = id
 	return id
 }
@@ -149,10 +165,10 @@ func connect(d *design) *connectivity {
 		}
 		for _, w := range f.wires {
 			wid := c.point(inst, w[0])
-			c.uf.union(wid, c.point(inst, w[1]))
+			c.touch(wid, c.point(inst, w[1]))
 			for _, s := range spots {
 				if onSegment(s, w[0], w[1]) {
-					c.uf.union(wid, c.point(inst, s))
+					c.touch(wid, c.point(inst, s))
 				}
 			}
 		}

@@ -13,9 +13,6 @@ const drcDescription = "Run KiCad 6's design-rule check on a board (pcbnew's Wri
 	"nothing unconnected (warnings do not fail it). The schematic is not compared (no netlist is loaded), so footprint_errors stays empty " +
 	"unless KiCad reports some. The text report is written to the call's folder."
 
-const ercDescription = "Run KiCad's own electrical-rule check on a schematic with kicad-cli (KiCad 7 or newer). With KiCad 6 only, " +
-	"which has ERC only in the eeschema GUI, this answers TOOL_UNAVAILABLE rather than run a different check."
-
 const gerberDescription = "Plot a board's Gerber set (X2, one file per layer) and its Excellon drill files (PTH and NPTH, metric) into the call's folder " +
 	"with pcbnew's PLOT_CONTROLLER and EXCELLON_WRITER. Default layers: every enabled copper layer, then F/B.Paste, F/B.Silkscreen, " +
 	"F/B.Mask that are enabled, and Edge.Cuts. layers picks others, by KiCad's standard names (F.Cu, In1.Cu, F.Mask, F.Fab) or the board's own " +
@@ -41,7 +38,6 @@ const pinMapDescription = "One component's pins and the nets they are on, from a
 // into. The design file arguments are described once, here.
 var (
 	drcInputSchema     = adapters.SchemaFor[DRCRequest](boardFile)
-	ercInputSchema     = adapters.SchemaFor[ERCRequest](schematicFile)
 	gerberInputSchema  = adapters.SchemaFor[GerberRequest](boardFile, adapters.At("layers[]", adapters.MinLength(1)), adapters.At("layers", adapters.MinItems(1), adapters.UniqueItems()))
 	bomInputSchema     = adapters.SchemaFor[BOMRequest](schematicFile)
 	netlistInputSchema = adapters.SchemaFor[NetlistRequest](boardFile, schematicFile, oneFile("Exactly one of board_file or schematic_file."),
@@ -93,20 +89,6 @@ const drcOutputSchema = `{
     "violations": {"type": "array", "items": ` + violationSchema + `},
     "unconnected_items": ` + itemListSchema + `,
     "footprint_errors": ` + itemListSchema + `
-  }
-}`
-
-const ercOutputSchema = `{
-  "type": "object",
-  "additionalProperties": false,
-  "required": ["schematic_file", "report_file", "passed", "error_count", "warning_count", "report"],
-  "properties": {
-    "schematic_file": {"type": "string"},
-    "report_file": {"type": "string"},
-    "passed": {"type": "boolean", "description": "No error-severity violation; warnings do not fail it."},
-    "error_count": {"type": "integer"},
-    "warning_count": {"type": "integer"},
-    "report": {"description": "kicad-cli's JSON ERC report as written."}
   }
 }`
 

@@ -32,9 +32,11 @@ type sheetFile struct {
 	symbols   []*placedSymbol
 	wires     [][2]point
 	junctions []point
-	labels    []label
-	sheets    []sheetSymbol
-	texts     []string
+	// noConnects are the no-connect flags ("X" markers), read for ERC.
+	noConnects []point
+	labels     []label
+	sheets     []sheetSymbol
+	texts      []string
 	// busNames are local labels naming a bus (D[0..7], {A B}): on one
 	// sheet they join nothing that the members' own labels do not.
 	busNames []string
@@ -63,12 +65,15 @@ type label struct {
 // embeds each used symbol, flattened, so no library is read).
 type libSymbol struct {
 	power bool
+	// units is how many units the symbol has (U1A, U1B...), at least 1.
+	units int
 	pins  []libPin
 }
 
 // libPin is a pin of one unit and body style; unit or style 0 means all.
 type libPin struct {
 	number, name, kind string
+	shape              string // graphic style: line, inverted, clock...
 	hidden             bool
 	unit, style        int
 	x, y               int64 // library coordinates: Y points up
@@ -106,6 +111,7 @@ func (s *placedSymbol) prop(name string) string {
 // sheetSymbol places a child sheet: its file and its pins.
 type sheetSymbol struct {
 	uuid, name, file string
+	at               point
 	pins             []label
 }
 
@@ -145,6 +151,8 @@ func loadSheetFile(path string) (*sheetFile, error) {
 			}
 		case "junction":
 			f.junctions = append(f.junctions, at(c))
+		case "no_connect":
+			f.noConnects = append(f.noConnects, at(c))
 		case "label", "global_label", "hierarchical_label":
 			kind := map[string]int{"label": localLabel, "global_label": globalLabel, "hierarchical_label": hierLabel}[c.head()]
 			if isBusName(c.arg(0)) {
@@ -190,7 +198,7 @@ func isBusName(name string) bool {
 }
 
 func parseLibSymbol(s *node) *libSymbol {
-	lib := &libSymbol{power: s.child("power") != nil}
+	lib := &libSymbol{power: s.child("power") != nil, units: 1}
 	name := s.arg(0)
 	if i := strings.LastIndexByte(name, ':'); i >= 0 {
 		name = name[i+1:]
@@ -203,8 +211,9 @@ func parseLibSymbol(s *node) *libSymbol {
 			unit, _ = strconv.Atoi(parts[len(parts)-2])
 			style, _ = strconv.Atoi(parts[len(parts)-1])
 		}
+		lib.units = max(lib.units, unit)
 		for _, p := range sub.children("pin") {
-			pin := libPin{kind: p.arg(0), hidden: p.hasAtom("hide"), unit: unit, style: style}
+			pin := libPin{kind: p.arg(0), shape: p.arg(1), hidden: p.hasAtom("hide"), unit: unit, style: style}
 			if a := p.child("at"); a != nil {
 				pin.x, pin.y = toIU(a.num(0)), toIU(a.num(1))
 				pin.angle = ((int(math.Round(a.num(2))) % 360) + 360) % 360
@@ -248,7 +257,7 @@ func parsePlacedSymbol(c *node) *placedSymbol {
 }
 
 func parseSheetSymbol(c *node, f *sheetFile) sheetSymbol {
-	sh := sheetSymbol{uuid: childArg(c, "uuid")}
+	sh := sheetSymbol{uuid: childArg(c, "uuid"), at: at(c)}
 	// The sheet's name and file are fields 0 and 1, whatever they are
 	// called (a French project says "Nom feuille").
 	for _, p := range c.children("property") {
