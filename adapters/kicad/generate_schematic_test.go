@@ -113,6 +113,7 @@ func TestGenerate555Astable(t *testing.T) {
 		t.Errorf("kicad.export_netlist reads\n %v\nwant\n %v", ours, want)
 	}
 	checkSchematicFile(t, got.SchematicFile)
+	ercClean(t, a, got.SchematicFile)
 
 	// KiCad's own reader: eeschema's netlist export, then its ERC, with
 	// the libraries the symbols came from in its table so that ERC also
@@ -123,6 +124,16 @@ func TestGenerate555Astable(t *testing.T) {
 	}
 	if v := ee.erc(); len(v) != 0 {
 		t.Errorf("eeschema's ERC reports %d violations: %+v", len(v), v)
+	}
+}
+
+// ercClean runs kicad.run_erc on a generated schematic: no errors and no
+// warnings, as KiCad's own ERC finds on it (checked below with eeschema).
+func ercClean(t *testing.T, a *Adapter, sch string) {
+	t.Helper()
+	erc, _ := call[ERCResult](t, a, ToolRunERC, map[string]any{"schematic_file": sch})
+	if !erc.Passed || erc.ErrorCount != 0 || erc.WarningCount != 0 {
+		t.Errorf("kicad.run_erc (%s): passed %v, %d errors, %d warnings: %+v", erc.Checker, erc.Passed, erc.ErrorCount, erc.WarningCount, erc.Violations)
 	}
 }
 
@@ -289,6 +300,7 @@ func TestGenerateUnitsHiddenPinsAndGlobals(t *testing.T) {
 		t.Errorf("kicad.export_netlist reads\n %v\nwant\n %v", ours, want)
 	}
 	checkSchematicFile(t, got.SchematicFile)
+	ercClean(t, a, got.SchematicFile)
 	// The embedded LM358 is LM2904's drawing under LM358's name.
 	text, _ := os.ReadFile(got.SchematicFile)
 	for _, w := range []string{`(symbol "Amplifier_Operational:LM358"`, `(symbol "LM358_3_1"`, `(property "Value" "LM358"`} {

@@ -36,7 +36,7 @@ func (u *uuids) next() string {
 
 // effects is KiCad's default text effects, with a justification if any.
 func effects(justify ...string) *node {
-	e := list("effects", list("font", list("size", mm(textSize), mm(textSize))))
+	e := list("effects", list("font", list("size", mmAtom(textSize), mmAtom(textSize))))
 	if len(justify) > 0 {
 		j := list("justify")
 		for _, s := range justify {
@@ -47,9 +47,9 @@ func effects(justify ...string) *node {
 	return e
 }
 
-func atNode(p point, angle int) *node { return list("at", mm(p.x), mm(p.y), integer(angle)) }
+func atNode(p point, angle int) *node { return list("at", mmAtom(p.x), mmAtom(p.y), integer(angle)) }
 
-func xyNode(p point) *node { return list("xy", mm(p.x), mm(p.y)) }
+func xyNode(p point) *node { return list("xy", mmAtom(p.x), mmAtom(p.y)) }
 
 // writeSchematic builds the file of a laid-out drawing.
 func writeSchematic(d *drawing, title string, id *uuids) string {
@@ -57,7 +57,7 @@ func writeSchematic(d *drawing, title string, id *uuids) string {
 	root.list = append(root.list, list("uuid", sym(id.next())))
 	paper := list("paper", str(d.paper))
 	if d.paper == "User" {
-		paper.list = append(paper.list, mm(d.width), mm(d.height))
+		paper.list = append(paper.list, mmAtom(d.width), mmAtom(d.height))
 	}
 	root.list = append(root.list, paper)
 	tb := list("title_block")
@@ -86,7 +86,7 @@ func writeSchematic(d *drawing, title string, id *uuids) string {
 	root.list = append(root.list, libs)
 
 	for _, p := range d.noConnects {
-		root.list = append(root.list, list("no_connect", list("at", mm(p.x), mm(p.y)), list("uuid", sym(id.next()))))
+		root.list = append(root.list, list("no_connect", list("at", mmAtom(p.x), mmAtom(p.y)), list("uuid", sym(id.next()))))
 	}
 	for _, w := range d.wires {
 		root.list = append(root.list, list("wire", list("pts", xyNode(w[0]), xyNode(w[1])),

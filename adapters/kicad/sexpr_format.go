@@ -17,9 +17,9 @@ func sym(s string) *node { return &node{atom: s} }
 // str is a quoted string.
 func str(s string) *node { return &node{atom: s, quoted: true} }
 
-// mm is a length or coordinate in KiCad's schematic unit (0.1 µm) written
+// mmAtom is a length or coordinate in KiCad's schematic unit (0.1 µm) written
 // in millimetres, the unit of the file.
-func mm(iu int64) *node { return &node{atom: formatMM(iu)} }
+func mmAtom(iu int64) *node { return &node{atom: formatMM(iu)} }
 
 // integer is a whole number atom.
 func integer(i int) *node { return &node{atom: strconv.Itoa(i)} }
