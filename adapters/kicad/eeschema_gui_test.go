@@ -173,7 +173,9 @@ func (s *eeschemaSession) press(key, focus, next string, click bool) string {
 			s.x("mousemove", "--window", focus, "300", "500", "click", "1")
 		}
 		s.x("key", "--clearmodifiers", key)
-		if w := s.waitWindow(next, 15*time.Second); w != "" {
+		// A loaded machine can take a while to draw a dialog: wait long
+		// before pressing again.
+		if w := s.waitWindow(next, 40*time.Second); w != "" {
 			return w
 		}
 	}
