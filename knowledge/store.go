@@ -51,13 +51,16 @@ type Page struct {
 	Text   string `json:"text"`
 }
 
-// Chunk is one passage of a source, never spanning pages.
+// Chunk is one passage of a source, never spanning pages. Its text keeps
+// the page's lines and spacing (a datasheet's table is read from it), so
+// a page's chunks in order are the page.
 type Chunk struct {
 	SourceID string `json:"source_id"`
-	// Seq orders a source's chunks from 0; (SourceID, Seq) is a chunk's
-	// identity, so storing it again replaces it.
+	Page     int    `json:"page"`
+	// Seq orders a page's chunks from 0. (SourceID, Page, Seq) is a
+	// chunk's identity, so storing it again replaces it, and a page can
+	// be chunked without knowing the pages before it.
 	Seq  int    `json:"seq"`
-	Page int    `json:"page"`
 	Text string `json:"text"`
 }
 
@@ -96,8 +99,8 @@ type Store interface {
 	// existed false, to be resumed.
 	BeginSource(ctx context.Context, s Source) (got Source, existed bool, err error)
 	// PutChunks stores chunks of an indexing source; a chunk stored
-	// again (same SourceID and Seq) replaces the first, so a retried
-	// batch never duplicates.
+	// again (same SourceID, Page and Seq) replaces the first, so a
+	// retried batch never duplicates.
 	PutChunks(ctx context.Context, chunks []Chunk) error
 	// FinishSource marks a source indexed with its page and chunk counts.
 	FinishSource(ctx context.Context, id string, pages, chunks int) error
@@ -109,7 +112,7 @@ type Store interface {
 	// Sources lists sources, newest first, those whose tags equal the
 	// filter's.
 	Sources(ctx context.Context, tags map[string]string) ([]Source, error)
-	// Chunks are a source's chunks in order.
+	// Chunks are a source's chunks in order (by page, then Seq).
 	Chunks(ctx context.Context, id string) ([]Chunk, error)
 	// Search ranks the passages of indexed sources by BM25.
 	Search(ctx context.Context, q Query) ([]Hit, error)
