@@ -337,9 +337,15 @@ func waitHealthy(t *testing.T, p *process, url string, within time.Duration) {
 			t.Fatalf("%s exited (%v) before %s answered:\n%s%s", p.name, p.waitErr, url, tail(p.stderr.String(), 30), p.stdoutTail())
 		}
 		resp, err := hc.Get(url)
+		var body []byte
 		if err == nil {
-			body, _ := io.ReadAll(resp.Body)
+			// The client's timeout also bounds reading the body: on a
+			// loaded machine a report may be cut off, which is a slow
+			// answer to ask again, not a bad one.
+			body, err = io.ReadAll(resp.Body)
 			resp.Body.Close()
+		}
+		if err == nil {
 			if resp.StatusCode == http.StatusOK {
 				var h struct {
 					Service    string `json:"service"`
