@@ -76,9 +76,9 @@ func TestExtractFiguresFromDatasheets(t *testing.T) {
 	sheets := datasheettest.Write(t, t.TempDir())
 	buck := knowledge.ExtractFigures(layoutPages(t, sheets[0].Path))
 	checks := map[string]string{
-		"Feedback voltage":  `p2 "Feedback voltage" "VFB" "TA = 25 °C" min=0.788 typ=0.8 max=0.812 "V"`,
-		"Quiescent current": `p2 "Quiescent current" "IQ" "VFB = 0.9 V, not switching" min=- typ=40 max=60 "µA"`,
-		"Load regulation":   `p2 "Load regulation" "" "IOUT = 0.1 A to 3 A" min=- typ=-0.2 max=- "%"`,
+		"Feedback voltage":               `p2 "Feedback voltage" "VFB" "TA = 25 °C" min=0.788 typ=0.8 max=0.812 "V"`,
+		"Quiescent current":              `p2 "Quiescent current" "IQ" "VFB = 0.9 V, not switching" min=- typ=40 max=60 "µA"`,
+		"Load regulation":                `p2 "Load regulation" "" "IOUT = 0.1 A to 3 A" min=- typ=-0.2 max=- "%"`,
 		"Operating junction temperature": `p3 "Operating junction temperature" "TJ" "" min=-40 typ=- max=125 "°C"`,
 	}
 	for _, f := range buck {
