@@ -4,11 +4,13 @@ import (
 	"context"
 	"errors"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/metaforge/metaforge/knowledge"
+	"github.com/metaforge/metaforge/knowledge/datasheettest"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -121,5 +123,79 @@ func TestReadPagesOutOfRange(t *testing.T) {
 	}
 	if _, err := d.ReadPages(ctx, 1, 2); err == nil || !strings.Contains(err.Error(), "pages 1 to 1") {
 		t.Errorf("reading page 2 of a one-page document: %v; want an error naming its pages", err)
+	}
+}
+
+// Each datasheet opens with its page count and title from pdfinfo, and
+// its table is read from page 2 with the columns pdftotext -layout keeps.
+func TestReadPDFDatasheets(t *testing.T) {
+	for _, ds := range datasheettest.Write(t, t.TempDir()) {
+		d, pages := readAll(t, ds.Path, "")
+		if d.Format != "pdf" || d.Title != ds.Title || d.Pages != ds.Pages || len(pages) != ds.Pages {
+			t.Errorf("%s: document %+v with %d pages; want pdf titled %q with %d pages", ds.MPN, d, len(pages), ds.Title, ds.Pages)
+			continue
+		}
+		for i, p := range pages {
+			if p.Number != i+1 || strings.Contains(p.Text, "\f") {
+				t.Errorf("%s: page %d numbered %d (or holds a form feed)", ds.MPN, i+1, p.Number)
+			}
+		}
+		for _, f := range ds.Figures {
+			if !strings.Contains(pages[f.Page-1].Text, f.Name) {
+				t.Errorf("%s: figure %q not on page %d", ds.MPN, f.Name, f.Page)
+			}
+		}
+		if !strings.Contains(pages[0].Text, ds.MPN) {
+			t.Errorf("%s: page 1 does not name the part:\n%s", ds.MPN, pages[0].Text)
+		}
+	}
+}
+
+// A batch of pages from the middle of a long PDF is numbered as in the
+// document, each page with its own marker.
+func TestReadPDFBatch(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "long.pdf")
+	datasheettest.Long(t, path, 40)
+	d, err := knowledge.OpenDocument(ctx, path, "pdf")
+	if err != nil || d.Pages != 40 {
+		t.Fatalf("open: %+v %v; want 40 pages", d, err)
+	}
+	pages, err := d.ReadPages(ctx, 21, 30)
+	if err != nil || len(pages) != 10 {
+		t.Fatalf("pages 21-30: %d pages, %v", len(pages), err)
+	}
+	for i, p := range pages {
+		n := 21 + i
+		if p.Number != n || !strings.Contains(p.Text, datasheettest.Marker(n)) || strings.Contains(p.Text, datasheettest.Marker(n+1)) {
+			t.Errorf("page %d (numbered %d) does not carry its own marker only:\n%s", n, p.Number, p.Text)
+		}
+	}
+}
+
+// A PDF that needs a password to open, and a file that is no PDF, are
+// refused with what to do; neither is read as empty.
+func TestReadPDFRefusals(t *testing.T) {
+	dir := t.TempDir()
+	locked := filepath.Join(dir, "locked.pdf")
+	script := `import sys
+from reportlab.pdfgen import canvas
+from reportlab.lib import pdfencrypt
+c = canvas.Canvas(sys.argv[1], encrypt=pdfencrypt.StandardEncryption("secret", ownerPassword="owner"))
+c.drawString(72, 720, "locked text"); c.showPage(); c.save()
+`
+	if out, err := exec.Command("python3", "-c", script, locked).CombinedOutput(); err != nil {
+		t.Fatalf("make an encrypted PDF with reportlab (deploy/test-deps.sh installs it): %v\n%s", err, out)
+	}
+	notPDF := write(t, dir, "fake.pdf", "this is not a PDF at all")
+	for _, c := range []struct{ path, want string }{
+		{locked, "encrypted PDF that needs a password"},
+		{notPDF, "cannot be read as a PDF"},
+	} {
+		_, err := knowledge.OpenDocument(context.Background(), c.path, "")
+		var pe *protocol.Error
+		if !errors.As(err, &pe) || pe.Code != protocol.ToolExecutionError || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("open %s: %v; want a refusal saying %q", filepath.Base(c.path), err, c.want)
+		}
 	}
 }
