@@ -13,8 +13,8 @@ import (
 // empty; Unit is kept as printed ("V", "mA", "µA", "%", "MHz").
 type Figure struct {
 	Name       string   `json:"name"`
-	Symbol     string   `json:"symbol,omitempty"`
-	Conditions string   `json:"conditions,omitempty"`
+	Symbol     string   `json:"symbol"`
+	Conditions string   `json:"conditions"`
 	Min        *float64 `json:"min"`
 	Typ        *float64 `json:"typ"`
 	Max        *float64 `json:"max"`
@@ -33,11 +33,11 @@ type Figure struct {
 func ExtractFigures(pages []Page) []Figure {
 	var out []Figure
 	for _, p := range pages {
-		var t *table
+		var t *figTable
 		var prev *Figure // the row just above, for a row that repeats its parameter
 		for _, line := range strings.Split(p.Text, "\n") {
 			r := []rune(line)
-			if h, ok := readHeader(r); ok {
+			if h, ok := readFigHeader(r); ok {
 				t, prev = h, nil
 				continue
 			}
@@ -81,7 +81,7 @@ const (
 	colUnit
 )
 
-var headerWords = map[string]int{
+var figHeaderWords = map[string]int{
 	"parameter": colName, "parameters": colName, "characteristic": colName, "characteristics": colName,
 	"symbol": colSymbol, "sym": colSymbol,
 	"conditions": colConditions, "condition": colConditions, "test conditions": colConditions, "test condition": colConditions,
@@ -91,23 +91,23 @@ var headerWords = map[string]int{
 	"unit": colUnit, "units": colUnit,
 }
 
-// span is a run of text on a line, in runes [start, end).
-type span struct {
+// cellSpan is a run of text on a line, in runes [start, end).
+type cellSpan struct {
 	start, end int
 	text       string
 }
 
-func (s span) center() float64 { return float64(s.start+s.end-1) / 2 }
+func (s cellSpan) center() float64 { return float64(s.start+s.end-1) / 2 }
 
 // cells splits a line at runs of two spaces or more: single spaces stay
 // inside a cell ("VIN = 12 V").
-func cells(r []rune) []span { return splitLine(r, 2) }
+func layoutCells(r []rune) []cellSpan { return splitLayout(r, 2) }
 
 // words splits a line at every space.
-func words(r []rune) []span { return splitLine(r, 1) }
+func layoutWords(r []rune) []cellSpan { return splitLayout(r, 1) }
 
-func splitLine(r []rune, gap int) []span {
-	var out []span
+func splitLayout(r []rune, gap int) []cellSpan {
+	var out []cellSpan
 	start, spaces := -1, 0
 	for i := 0; i <= len(r); i++ {
 		if i < len(r) && r[i] != ' ' && r[i] != '\t' {
@@ -120,7 +120,7 @@ func splitLine(r []rune, gap int) []span {
 		spaces++
 		if start >= 0 && (spaces >= gap || i == len(r)) {
 			end := i - spaces + 1
-			out = append(out, span{start, end, string(r[start:end])})
+			out = append(out, cellSpan{start, end, string(r[start:end])})
 			start = -1
 		}
 	}
@@ -129,9 +129,9 @@ func splitLine(r []rune, gap int) []span {
 
 // table is a header's columns: text columns by where they start, number
 // columns (Min, Typ, Max, Unit) by their centres.
-type table struct {
-	text []textColumn
-	num  []numColumn
+type figTable struct {
+	text []figTextColumn
+	num  []figNumColumn
 	// edge is where the number columns begin: half a column pitch left
 	// of the first one's centre. A cell across it belongs to neither
 	// side, which is how prose ends a table.
@@ -139,47 +139,47 @@ type table struct {
 	pitch float64
 }
 
-type textColumn struct {
+type figTextColumn struct {
 	start int
 	role  int
 }
 
-type numColumn struct {
+type figNumColumn struct {
 	center float64
 	role   int
 }
 
-// readHeader recognises a header row: a Unit cell and at least two of
+// readFigHeader recognises a header row: a Unit cell and at least two of
 // Min, Typ, Max, each its own word, right of the text columns.
-func readHeader(r []rune) (*table, bool) {
-	t := &table{}
+func readFigHeader(r []rune) (*figTable, bool) {
+	t := &figTable{}
 	roles := map[int]bool{}
-	for _, c := range cells(r) {
-		if role, ok := headerWords[strings.ToLower(c.text)]; ok {
+	for _, c := range layoutCells(r) {
+		if role, ok := figHeaderWords[strings.ToLower(c.text)]; ok {
 			if role >= colMin {
-				t.num = append(t.num, numColumn{c.center(), role})
+				t.num = append(t.num, figNumColumn{c.center(), role})
 			} else {
-				t.text = append(t.text, textColumn{c.start, role})
+				t.text = append(t.text, figTextColumn{c.start, role})
 			}
 			roles[role] = true
 			continue
 		}
 		// "Min Typ Max" printed with single spaces is still three
 		// columns when every word is one.
-		ws := words([]rune(c.text))
+		ws := layoutWords([]rune(c.text))
 		all := len(ws) > 1
 		for _, w := range ws {
-			if role, ok := headerWords[strings.ToLower(w.text)]; !ok || role < colMin {
+			if role, ok := figHeaderWords[strings.ToLower(w.text)]; !ok || role < colMin {
 				all = false
 			}
 		}
 		if !all {
-			t.text = append(t.text, textColumn{c.start, colOther})
+			t.text = append(t.text, figTextColumn{c.start, colOther})
 			continue
 		}
 		for _, w := range ws {
-			role := headerWords[strings.ToLower(w.text)]
-			t.num = append(t.num, numColumn{float64(c.start) + w.center(), role})
+			role := figHeaderWords[strings.ToLower(w.text)]
+			t.num = append(t.num, figNumColumn{float64(c.start) + w.center(), role})
 			roles[role] = true
 		}
 	}
@@ -221,21 +221,21 @@ func readHeader(r []rune) (*table, bool) {
 	return t, true
 }
 
-type rowKind int
+type figRowKind int
 
 const (
-	rowSkip   rowKind = iota // not a figure, the table goes on
-	rowFigure                // a figure (its Name may be empty: the row above's)
-	rowEnd                   // prose: the table is over
+	rowSkip   figRowKind = iota // not a figure, the table goes on
+	rowFigure                   // a figure (its Name may be empty: the row above's)
+	rowEnd                      // prose: the table is over
 )
 
 // number is a printed decimal: a sign, digits, a point. Exponents,
 // thousands separators, "±" and words are not read.
-var number = regexp.MustCompile(`^[+-]?(\d+(\.\d*)?|\.\d+)$`)
+var printedNumber = regexp.MustCompile(`^[+-]?(\d+(\.\d*)?|\.\d+)$`)
 
 func parseNumber(s string) (float64, bool) {
 	s = strings.Replace(s, "\u2212", "-", 1) // the minus sign PDFs print
-	if !number.MatchString(s) {
+	if !printedNumber.MatchString(s) {
 		return 0, false
 	}
 	f, err := strconv.ParseFloat(s, 64)
@@ -243,11 +243,11 @@ func parseNumber(s string) (float64, bool) {
 }
 
 // read reads one line under the header.
-func (t *table) read(r []rune) (Figure, rowKind) {
+func (t *figTable) read(r []rune) (Figure, figRowKind) {
 	var f Figure
 	text := map[int][]string{}
 	num := map[int]string{}
-	for _, c := range cells(r) {
+	for _, c := range layoutCells(r) {
 		if float64(c.end-1) < t.edge {
 			role := t.textRole(c.start)
 			text[role] = append(text[role], c.text)
@@ -256,7 +256,7 @@ func (t *table) read(r []rune) (Figure, rowKind) {
 		if float64(c.start) < t.edge {
 			return f, rowEnd // a cell across the text and number columns: prose
 		}
-		for _, w := range words([]rune(c.text)) {
+		for _, w := range layoutWords([]rune(c.text)) {
 			role, ok := t.numRole(float64(c.start) + w.center())
 			if !ok {
 				return f, rowSkip
@@ -297,7 +297,7 @@ func (t *table) read(r []rune) (Figure, rowKind) {
 // textRole is the text column a cell starting at start is under: the
 // rightmost that starts at or before it (a column's text may start a
 // little right of its header).
-func (t *table) textRole(start int) int {
+func (t *figTable) textRole(start int) int {
 	role := t.text[0].role
 	for _, c := range t.text {
 		if c.start <= start+1 {
@@ -309,7 +309,7 @@ func (t *table) textRole(start int) int {
 
 // numRole is the number column whose centre is nearest: only when it is
 // clearly nearer than the next nearest, and within a column pitch.
-func (t *table) numRole(center float64) (int, bool) {
+func (t *figTable) numRole(center float64) (int, bool) {
 	best, second := math.Inf(1), math.Inf(1)
 	role := 0
 	for _, c := range t.num {
