@@ -107,7 +107,11 @@ func (s *postgresStore) BeginSource(ctx context.Context, src Source) (got Source
 		return src, false, nil
 	}
 	old, err := s.SourceBySHA256(ctx, src.SHA256)
-	if err != nil {
+	if errors.Is(err, ErrNotFound) {
+		// Not these bytes, so another source has this ID: two SHA256s
+		// sharing their first 16 hex digits.
+		return Source{}, false, protocol.Refusal("source %s: another source's SHA256 begins with the same 16 hex digits", src.ID)
+	} else if err != nil {
 		return Source{}, false, err
 	}
 	return old, old.State == StateIndexed, nil
