@@ -51,19 +51,34 @@ func checkMPN(field, mpn string) (string, error) {
 	return mpn, nil
 }
 
-// byMPNTag is the newest indexed source among those tags keep whose mpn
-// tag is mpn, letter case aside.
+// byMPNTag is the source among those tags keep, indexed, whose mpn tag
+// is mpn, letter case aside. When several are (a datasheet and an
+// application note), the newest whose pages hold a parameter table is
+// the datasheet; when none does, the newest.
 func byMPNTag(ctx context.Context, store kb.Store, mpn string, tags map[string]string) (kb.Source, bool, error) {
 	sources, err := store.Sources(ctx, tags)
 	if err != nil {
 		return kb.Source{}, false, err
 	}
+	var tagged []kb.Source
 	for _, s := range sources {
 		if s.State == kb.StateIndexed && strings.EqualFold(strings.TrimSpace(s.Tags["mpn"]), mpn) {
+			tagged = append(tagged, s)
+		}
+	}
+	if len(tagged) == 0 {
+		return kb.Source{}, false, nil
+	}
+	for _, s := range tagged[:min(len(tagged), searchDepth)] {
+		figures, err := sourceFigures(ctx, store, s.ID)
+		if err != nil {
+			return kb.Source{}, false, err
+		}
+		if len(figures) > 0 {
 			return s, true, nil
 		}
 	}
-	return kb.Source{}, false, nil
+	return tagged[0], true, nil
 }
 
 // byMPNSearch is the source of the best passage for mpn whose text
