@@ -4,9 +4,37 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/metaforge/metaforge/adapters"
 	kb "github.com/metaforge/metaforge/knowledge"
 	"github.com/metaforge/metaforge/protocol"
 )
+
+// ToolExtract reads the figures of a part's datasheet.
+const ToolExtract = "knowledge.extract"
+
+var extractTool = adapters.Declare(adapters.Manifest{
+	ToolID:     ToolExtract,
+	Name:       "Extract a datasheet's figures",
+	Capability: "knowledge_extract",
+	Description: "Resolve a manufacturer part number to its indexed datasheet and read the figures of its parameter tables. The " +
+		"datasheet is source_id when given, else an indexed source tagged mpn=<MPN> at ingest (letter case aside; of several, the " +
+		"newest with a parameter table), else the source of the best full-text passage for the MPN whose text contains the MPN " +
+		"itself. A table is read from the page text as pdftotext -layout prints it: a header row with Min, Typ and/or Max and Unit " +
+		"columns, then each row whose number cells parse; units are kept as printed, an empty cell is null, and a row that cannot be " +
+		"read without guessing (\"±1\", \"see text\", a value between two columns) is left out. Answers {mpn, source: {id, title, " +
+		"origin, tags}, figures: [{name, symbol, conditions, min, typ, max, unit, page}], resolved_by: \"tag\"|\"search\"|" +
+		"\"source_id\"}, with a note when no table was read. No datasheet is a refusal naming what to ingest. Writes nothing.",
+	Idempotent: true, TimeoutSeconds: 30, Short: true,
+}, method((*Adapter).extract),
+	adapters.At("mpn", adapters.MinLength(1), adapters.MaxLength(maxMPN)),
+	adapters.At("source_id", adapters.MinLength(1), adapters.MaxLength(100)))
+
+func (a *Adapter) extract(ctx context.Context, in extractArgs) (any, error) {
+	if a.store == nil {
+		return nil, errNoStore
+	}
+	return extract(ctx, a.store, in)
+}
 
 // extractArgs are knowledge.extract's arguments.
 type extractArgs struct {

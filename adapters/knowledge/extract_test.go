@@ -2,10 +2,13 @@ package knowledge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
+	"github.com/metaforge/metaforge/adapters"
 	kb "github.com/metaforge/metaforge/knowledge"
 	"github.com/metaforge/metaforge/protocol"
 )
@@ -86,5 +89,45 @@ func TestExtractRefusesWhatItCannotFind(t *testing.T) {
 		if !errors.As(err, &pe) || pe.Code != protocol.InvalidParams {
 			t.Errorf("%+v: %v, want INVALID_PARAMS", in, err)
 		}
+	}
+}
+
+// Through the adapter: the declared schema decodes the arguments, the
+// answer is the JSON an agent reads (an empty cell is null), unknown
+// arguments are refused, and the tool is annotated read-only.
+func TestExtractThroughAdapter(t *testing.T) {
+	lib := newLibrary(t)
+	a := New(Options{Store: lib.store})
+	ctx := context.Background()
+	res, err := a.Call(ctx, ToolExtract, json.RawMessage(`{"mpn": "MFA358"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		MPN        string `json:"mpn"`
+		ResolvedBy string `json:"resolved_by"`
+		Source     struct {
+			ID string `json:"id"`
+		} `json:"source"`
+		Figures []map[string]any `json:"figures"`
+	}
+	if err := json.Unmarshal(res.Data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.MPN != "MFA358" || got.ResolvedBy != "search" || got.Source.ID != lib.ids["MFA358"] || len(got.Figures) != 12 {
+		t.Fatalf("answer %s", res.Data)
+	}
+	bias := got.Figures[3]
+	if bias["name"] != "Input bias current" || bias["min"] != nil || bias["typ"] != -20.0 || bias["max"] != -250.0 || bias["unit"] != "nA" || bias["page"] != 2.0 || bias["symbol"] != "IIB" {
+		t.Errorf("figure 4: %v, want Input bias current, min null, typ -20, max -250 nA, page 2", bias)
+	}
+	if _, err := a.Call(ctx, ToolExtract, json.RawMessage(`{"mpn": "MFA358", "datasheet": "x"}`)); err == nil {
+		t.Error("an unknown argument was accepted")
+	}
+	if _, err := New(Options{}).Call(ctx, ToolExtract, json.RawMessage(`{"mpn": "MFA358"}`)); !errors.Is(err, errNoStore) && !strings.Contains(fmt.Sprint(err), "no knowledge base") {
+		t.Errorf("without a store: %v, want TOOL_UNAVAILABLE", err)
+	}
+	if ann, ok := adapters.AnnotationsFor(ToolExtract); !ok || !ann.ReadOnly || !ann.Idempotent || ann.OpenWorld || ann.Destructive {
+		t.Errorf("annotations %+v, want read-only, idempotent, not open-world", ann)
 	}
 }

@@ -5,9 +5,41 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/metaforge/metaforge/adapters"
 	kb "github.com/metaforge/metaforge/knowledge"
 	"github.com/metaforge/metaforge/protocol"
 )
+
+// ToolPopulateBOM enriches BOM lines from indexed datasheets.
+const ToolPopulateBOM = "knowledge.populate_bom"
+
+var populateBOMTool = adapters.Declare(adapters.Manifest{
+	ToolID:     ToolPopulateBOM,
+	Name:       "Populate a BOM from datasheets",
+	Capability: "knowledge_populate_bom",
+	Description: "Enrich BOM lines from indexed datasheets. A line with an mpn is matched by it only: a source tagged mpn=<MPN> " +
+		"(match_method mpn_tag), else the best full-text passage of a source containing the MPN (mpn_search); a line without one by " +
+		"its description, or its category, in words (description_search, a fuzzy full-text match; a source tagged with another " +
+		"category is passed over). purchase_unit narrows candidates to sources tagged purchase_unit=<it> at ingest; a line that finds " +
+		"nothing among them is searched again without the filter and flagged purchase_unit_filter_degraded (per line and overall), " +
+		"rather than losing recall against an untagged corpus. Each line comes back as given plus matched, match_method, source " +
+		"{id, title, origin, tags}, page and snippet of the best passage, manufacturer (the source's tag), mpn and category filled " +
+		"from the source's tags when the line lacked them, and figures (as knowledge.extract reads them); or matched false with the " +
+		"reason. Answers {lines, matched, unmatched, purchase_unit, purchase_unit_filter_degraded}. Writes nothing.",
+	Idempotent: true, TimeoutSeconds: 60, Short: true,
+}, method((*Adapter).populateBOM),
+	adapters.At("lines", adapters.MinItems(1), adapters.MaxItems(maxBOMLines)),
+	adapters.At("lines[].mpn", adapters.MaxLength(maxMPN)),
+	adapters.At("lines[].description", adapters.MaxLength(maxBOMDescription)),
+	adapters.At("lines[].quantity", adapters.Minimum(0)),
+	adapters.At("purchase_unit", adapters.MinLength(1), adapters.MaxLength(100)))
+
+func (a *Adapter) populateBOM(ctx context.Context, in populateBOMArgs) (any, error) {
+	if a.store == nil {
+		return nil, errNoStore
+	}
+	return populateBOM(ctx, a.store, in)
+}
 
 // Bounds of one populate_bom call.
 const (

@@ -2,10 +2,12 @@ package knowledge
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
 
+	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -109,5 +111,58 @@ func TestPopulateBOMRefusesBadInput(t *testing.T) {
 		if !errors.As(err, &pe) || pe.Code != protocol.InvalidParams {
 			t.Errorf("%+v: %v, want INVALID_PARAMS", in, err)
 		}
+	}
+}
+
+// Through the adapter, with the JSON an agent sends: the degraded flag
+// and the unmatched reason are in the answer it reads.
+func TestPopulateBOMThroughAdapter(t *testing.T) {
+	lib := newLibrary(t)
+	a := New(Options{Store: lib.store})
+	res, err := a.Call(context.Background(), ToolPopulateBOM, json.RawMessage(`{"purchase_unit": "drone-lab", "lines": [
+		{"ref": "U1", "mpn": "mfb2307", "quantity": 1},
+		{"ref": "U2", "description": "dual operational amplifier", "category": "op_amp"},
+		{"ref": "U3", "mpn": "MFZ9999"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Degraded bool `json:"purchase_unit_filter_degraded"`
+		Matched  int  `json:"matched"`
+		Lines    []struct {
+			Ref          string `json:"ref"`
+			Matched      bool   `json:"matched"`
+			MatchMethod  string `json:"match_method"`
+			Manufacturer string `json:"manufacturer"`
+			Degraded     bool   `json:"purchase_unit_filter_degraded"`
+			Page         int    `json:"page"`
+			Reason       string `json:"reason"`
+			Source       *struct {
+				ID    string `json:"id"`
+				Title string `json:"title"`
+			} `json:"source"`
+		} `json:"lines"`
+	}
+	if err := json.Unmarshal(res.Data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Degraded || got.Matched != 2 || len(got.Lines) != 3 {
+		t.Fatalf("answer %s", res.Data)
+	}
+	u1, u2, u3 := got.Lines[0], got.Lines[1], got.Lines[2]
+	if !u1.Matched || u1.MatchMethod != "mpn_tag" || u1.Manufacturer != "Acme Power" || u1.Degraded || u1.Source == nil || u1.Source.ID != lib.ids["MFB2307"] {
+		t.Errorf("U1: %+v", u1)
+	}
+	if !u2.Matched || u2.MatchMethod != "description_search" || u2.Manufacturer != "Borealis Analog" || !u2.Degraded || u2.Source == nil || u2.Source.ID != lib.ids["MFA358"] || u2.Page != 1 {
+		t.Errorf("U2: %+v", u2)
+	}
+	if u3.Matched || u3.Source != nil || !u3.Degraded || !strings.Contains(u3.Reason, "knowledge.ingest") {
+		t.Errorf("U3: %+v", u3)
+	}
+	if _, err := a.Call(context.Background(), ToolPopulateBOM, json.RawMessage(`{"lines": [{"ref": "U1", "mpn": "MFB2307", "qty": 1}]}`)); err == nil {
+		t.Error("an unknown line field was accepted")
+	}
+	if ann, ok := adapters.AnnotationsFor(ToolPopulateBOM); !ok || !ann.ReadOnly || !ann.Idempotent || ann.OpenWorld || ann.Destructive {
+		t.Errorf("annotations %+v, want read-only, idempotent, not open-world", ann)
 	}
 }
