@@ -12,6 +12,7 @@ import (
 
 	kb "github.com/metaforge/metaforge/knowledge"
 	"github.com/metaforge/metaforge/knowledge/datasheettest"
+	"github.com/metaforge/metaforge/ledger/pgtest"
 )
 
 // A knowledge base of real datasheets in a real SQLite store: the three
@@ -35,11 +36,26 @@ datasheet's guidance on the input loop.
 
 func newLibrary(t *testing.T) *library {
 	t.Helper()
-	ctx := context.Background()
-	store, err := kb.OpenSQLite(ctx, filepath.Join(t.TempDir(), "knowledge.db"))
+	store, err := kb.OpenSQLite(context.Background(), filepath.Join(t.TempDir(), "knowledge.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return fill(t, store)
+}
+
+// newPostgresLibrary is the same library in the PostgreSQL store, in a
+// database of its own.
+func newPostgresLibrary(t *testing.T) *library {
+	t.Helper()
+	store, err := kb.OpenPostgres(context.Background(), pgtest.URL(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fill(t, store)
+}
+
+func fill(t *testing.T, store kb.Store) *library {
+	t.Helper()
 	t.Cleanup(func() { store.Close() })
 	lib := &library{store: store, sheets: map[string]datasheettest.Datasheet{}, ids: map[string]string{}}
 	dir := t.TempDir()

@@ -16,7 +16,11 @@ import (
 // An MPN resolves to its datasheet, by its tag (letter case aside) or by
 // its text, and every figure of its tables comes back with its page.
 func TestExtractResolvesAndReadsFigures(t *testing.T) {
-	lib := newLibrary(t)
+	t.Run("sqlite", func(t *testing.T) { testExtractResolvesAndReadsFigures(t, newLibrary(t)) })
+	t.Run("postgres", func(t *testing.T) { testExtractResolvesAndReadsFigures(t, newPostgresLibrary(t)) })
+}
+
+func testExtractResolvesAndReadsFigures(t *testing.T, lib *library) {
 	ctx := context.Background()
 	for _, tc := range []struct {
 		mpn, sheet, by string

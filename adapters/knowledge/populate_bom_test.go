@@ -17,8 +17,13 @@ func qty(x float64) *float64 { return &x }
 // tag match within it; a line whose datasheet is untagged is searched
 // again without the filter and flagged; a line nothing mentions comes
 // back unmatched with the reason.
+// (On both stores: the lookups use only the Store contract.)
 func TestPopulateBOMWithPurchaseUnit(t *testing.T) {
-	lib := newLibrary(t)
+	t.Run("sqlite", func(t *testing.T) { testPopulateBOMWithPurchaseUnit(t, newLibrary(t)) })
+	t.Run("postgres", func(t *testing.T) { testPopulateBOMWithPurchaseUnit(t, newPostgresLibrary(t)) })
+}
+
+func testPopulateBOMWithPurchaseUnit(t *testing.T, lib *library) {
 	got, err := populateBOM(context.Background(), lib.store, populateBOMArgs{PurchaseUnit: "drone-lab", Lines: []bomLine{
 		{Ref: "U1", MPN: "MFB2307", Quantity: qty(2)},
 		{Ref: "U2", MPN: "MFA358"},
