@@ -269,6 +269,15 @@ var annotationTable = map[string]Annotations{
 	"twin.evaluate_thermal_metric":             {Idempotent: true},
 	"constraint.validate":                      {ReadOnly: true, Idempotent: true},
 	"twin.query_cypher":                        {ReadOnly: true, Idempotent: true, WritesWithTwinMutations: true},
+	// The knowledge base. An ingest adds a source; the same bytes again
+	// add nothing (the answer says so), so it is an idempotent write. A
+	// search reads.
+	"knowledge.ingest": {Idempotent: true},
+	"knowledge.search": {ReadOnly: true, Idempotent: true},
+	// extract and populate_bom read the knowledge base and write nothing.
+	"knowledge.extract":      {ReadOnly: true, Idempotent: true},
+	"knowledge.populate_bom": {ReadOnly: true, Idempotent: true},
+
 	// Work products and files. An import is a definition write (a new
 	// revision each time, as twin.commit_geometry); an overhang check adds
 	// evidence each time, as twin.record_evidence does: additive writes,

@@ -18,6 +18,7 @@ import (
 	"github.com/metaforge/metaforge/activities"
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/internal/solver"
+	"github.com/metaforge/metaforge/knowledge"
 	"github.com/metaforge/metaforge/workflows"
 )
 
@@ -89,6 +90,10 @@ type Deps struct {
 	// adapter's): with them, the freecad queue's worker takes CadSession
 	// workflows' worker sessions. nil: it takes none.
 	CadDocuments activities.CadDocuments
+	// Knowledge is the knowledge base documents are ingested into (the
+	// KnowledgeIngest workflow's activities); nil: ingests fail and say
+	// why.
+	Knowledge knowledge.Store
 }
 
 // HeartbeatThrottle is the longest a tool's heartbeat waits to be sent.
@@ -116,6 +121,7 @@ func StartWorkersWith(c client.Client, reg *adapters.Registry, queues []string, 
 		if q == workflows.TaskQueue {
 			workflows.RegisterWith(wk)
 			activities.RegisterWorkflowActivities(wk, tools, d.Twin)
+			activities.RegisterKnowledgeActivities(wk, &activities.Knowledge{Store: d.Knowledge})
 		} else {
 			activities.RegisterToolActivities(wk, tools)
 		}

@@ -20,6 +20,7 @@ func RegisterWith(r worker.WorkflowRegistry) {
 		{"EvaluateThermal", EvaluateThermal},
 		{"ImportWorkProduct", ImportWorkProduct},
 		{"EvaluateOverhang", EvaluateOverhang},
+		{KnowledgeIngestWorkflow, KnowledgeIngest},
 		{CadSessionWorkflow, CadSession},
 	} {
 		r.RegisterWorkflowWithOptions(w.fn, workflow.RegisterOptions{Name: w.name})
