@@ -250,4 +250,3 @@ func TestKnowledgeIngestSurvivesItsWorker(t *testing.T) {
 		}
 	}
 }
-
