@@ -86,6 +86,19 @@ func (l *library) must(tool string, args map[string]any) (map[string]any, string
 	return out, id
 }
 
+// record writes the ingest's history and its call's for the replay test,
+// when -record (-record-calls) is given.
+func (l *library) record(ingestID, callID string) {
+	l.t.Helper()
+	h := &harness{t: l.t, ctx: l.ctx, temporal: l.stack.Temporal}
+	if *record {
+		h.writeHistory(ingestID, "knowledgeingest", "indexed.json")
+	}
+	if *recordCalls {
+		h.writeHistory(workflows.CallWorkflowID(callID), "toolcall_process", "knowledge.ingest.json")
+	}
+}
+
 func (l *library) sources() []knowledge.Source {
 	l.t.Helper()
 	all, err := l.store.Sources(l.ctx, nil)
@@ -126,6 +139,9 @@ func TestKnowledgeIngestAndSearch(t *testing.T) {
 			t.Errorf("%s: tags %v; want mpn (key lower-cased) and purchase_unit", ds.MPN, out["tags"])
 		}
 		ids[ds.MPN] = wantID
+		if ds.MPN == sheets[0].MPN {
+			l.record(workflows.KnowledgeIngestWorkflowID(callID), callID)
+		}
 		// The ingest ran as the call's child, and its progress query
 		// says every page is done.
 		v, err := l.stack.Temporal.Client.QueryWorkflow(l.ctx, workflows.KnowledgeIngestWorkflowID(callID), "", workflows.KnowledgeProgressQuery)
