@@ -274,6 +274,9 @@ var annotationTable = map[string]Annotations{
 	// search reads.
 	"knowledge.ingest": {Idempotent: true},
 	"knowledge.search": {ReadOnly: true, Idempotent: true},
+	// extract and populate_bom read the knowledge base and write nothing.
+	"knowledge.extract":      {ReadOnly: true, Idempotent: true},
+	"knowledge.populate_bom": {ReadOnly: true, Idempotent: true},
 
 	// Work products and files. An import is a definition write (a new
 	// revision each time, as twin.commit_geometry); an overhang check adds

@@ -127,6 +127,9 @@ func (s *sqliteStore) BeginSource(ctx context.Context, src Source) (got Source, 
 		case !errors.Is(err, ErrNotFound):
 			return err
 		}
+		if _, err := sqliteSourceWhere(ctx, tx, "id = ?", src.ID); err == nil {
+			return protocol.Refusal("source %s: another source's SHA256 begins with the same 16 hex digits", src.ID)
+		}
 		tags, _ := json.Marshal(src.Tags)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO knowledge_sources
 			(id, sha256, origin, title, format, tags, bytes, state, ingested_at)

@@ -74,7 +74,7 @@ type tool = adapters.Declared[*Adapter]
 
 // tools are the adapter's tools, in the order Manifests lists them.
 func tools() []tool {
-	return []tool{ingestTool, searchTool}
+	return []tool{ingestTool, searchTool, extractTool, populateBOMTool}
 }
 
 // ID is "knowledge".
