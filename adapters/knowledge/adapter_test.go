@@ -56,7 +56,7 @@ func TestManifestsAndHealth(t *testing.T) {
 			t.Errorf("%s is not classified in adapters/annotations.go", m.ToolID)
 		}
 	}
-	if strings.Join(ids, ",") != "knowledge.ingest,knowledge.search" {
+	if strings.Join(ids, ",") != "knowledge.ingest,knowledge.search,knowledge.extract,knowledge.populate_bom" {
 		t.Errorf("tools %v", ids)
 	}
 	if ann, _ := adapters.AnnotationsFor("knowledge.search"); !ann.ReadOnly {
