@@ -31,6 +31,10 @@ func TestMain(m *testing.M) {
 		runCadWorkerProcess(addr)
 		return
 	}
+	if addr := os.Getenv(knowledgeWorkerEnv); addr != "" {
+		runKnowledgeWorkerProcess(addr)
+		return
+	}
 	if addr := os.Getenv(workerProcessEnv); addr != "" {
 		runWorkerProcess(addr)
 		return

@@ -54,6 +54,9 @@ var recordedRuns = []string{
 	"importworkproduct/recorded.json",
 	"importworkproduct/measure_refused.json",
 	"evaluateoverhang/recorded.json",
+	// A datasheet ingested into the knowledge base, a batch of pages at a
+	// time.
+	"knowledgeingest/indexed.json",
 	// The calls of the tools whose work is a durable process, in both
 	// shapes: inline (recorded before processChange: the tool's activity
 	// started the process and waited on it) and as the call's child.
@@ -70,6 +73,7 @@ var recordedRuns = []string{
 	"toolcall_process/twin.propose_change.json",
 	"toolcall_process/twin.import_work_product.json",
 	"toolcall_process/twin.evaluate_overhang_metric.json",
+	"toolcall_process/knowledge.ingest.json",
 }
 
 func TestReplayRecordedRuns(t *testing.T) {

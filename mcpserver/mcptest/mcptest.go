@@ -63,6 +63,13 @@ func StartWithTwinConfigured(t testing.TB, tw activities.Twin, configure func(*m
 	return start(t, worker.Deps{Twin: tw}, configure, extra)
 }
 
+// StartWithDeps is Start with the workers' dependencies given whole (the
+// twin, the knowledge base), as metaforge serve wires them.
+func StartWithDeps(t testing.TB, deps worker.Deps, extra ...adapters.Adapter) *Stack {
+	t.Helper()
+	return start(t, deps, nil, extra)
+}
+
 func start(t testing.TB, deps worker.Deps, configure func(*mcpserver.Options), extra []adapters.Adapter) *Stack {
 	t.Helper()
 	tmp := workertest.StartTemporal(t)
