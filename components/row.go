@@ -56,8 +56,12 @@ type Row struct {
 	// "FILE#/3" (a JSON array index, from 0), "inline#/0", or
 	// "knowledge:SOURCE_ID#page=2,3" (figures a person accepted from a
 	// datasheet).
-	Source    string    `json:"source"`
-	IndexedAt time.Time `json:"indexed_at"`
+	Source string `json:"source"`
+	// AcceptedBy is who accepted a datasheet's figures into the row (the
+	// approver of the component.accept_figures call); "" for a catalogue
+	// row.
+	AcceptedBy string    `json:"accepted_by,omitempty"`
+	IndexedAt  time.Time `json:"indexed_at"`
 }
 
 // Figure is one typed value of a row: as given, and in SI.

@@ -30,6 +30,7 @@ CREATE TABLE IF NOT EXISTS component_rows (
 	cad_model_url TEXT NOT NULL,
 	datasheet_url TEXT NOT NULL,
 	source TEXT NOT NULL,
+	accepted_by TEXT NOT NULL,
 	indexed_at TEXT NOT NULL,
 	content_sha256 TEXT NOT NULL,
 	UNIQUE (mpn_key, manufacturer_key)

@@ -102,10 +102,10 @@ func (s *sqlStore) put(ctx context.Context, tx *sql.Tx, r Row) (string, error) {
 		price = sql.NullFloat64{Float64: *r.Price, Valid: true}
 	}
 	err = tx.QueryRowContext(ctx, s.q(`INSERT INTO component_rows (mpn_key, manufacturer_key, mpn, manufacturer, category, kind,
-		description, price, currency, image_url, footprint, cad_model_url, datasheet_url, source, indexed_at, content_sha256)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
+		description, price, currency, image_url, footprint, cad_model_url, datasheet_url, source, accepted_by, indexed_at, content_sha256)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`),
 		mk, fk, r.MPN, r.Manufacturer, r.Category, r.Kind, r.Description, price, r.Currency, r.ImageURL, r.Footprint,
-		r.CADModelURL, r.DatasheetURL, r.Source, r.IndexedAt.UTC().Format(time.RFC3339Nano), hash).Scan(&id)
+		r.CADModelURL, r.DatasheetURL, r.Source, r.AcceptedBy, r.IndexedAt.UTC().Format(time.RFC3339Nano), hash).Scan(&id)
 	if err != nil {
 		return "", err
 	}
@@ -119,7 +119,7 @@ func (s *sqlStore) put(ctx context.Context, tx *sql.Tx, r Row) (string, error) {
 }
 
 const rowColumns = `r.id, r.mpn, r.manufacturer, r.category, r.kind, r.description, r.price, r.currency, r.image_url,
-	r.footprint, r.cad_model_url, r.datasheet_url, r.source, r.indexed_at`
+	r.footprint, r.cad_model_url, r.datasheet_url, r.source, r.accepted_by, r.indexed_at`
 
 // read reads the rows a WHERE clause selects, with their figures.
 func (s *sqlStore) read(ctx context.Context, where string, args ...any) ([]Row, error) {
@@ -136,7 +136,7 @@ func (s *sqlStore) read(ctx context.Context, where string, args ...any) ([]Row, 
 		var price sql.NullFloat64
 		var indexed string
 		if err := rs.Scan(&id, &r.MPN, &r.Manufacturer, &r.Category, &r.Kind, &r.Description, &price, &r.Currency,
-			&r.ImageURL, &r.Footprint, &r.CADModelURL, &r.DatasheetURL, &r.Source, &indexed); err != nil {
+			&r.ImageURL, &r.Footprint, &r.CADModelURL, &r.DatasheetURL, &r.Source, &r.AcceptedBy, &indexed); err != nil {
 			rs.Close()
 			return nil, err
 		}
