@@ -37,7 +37,7 @@ const FilterSyntax = "name op value [unit] with op one of == != < <= > >= (\"v_o
 // Filter is one condition on a figure.
 type Filter struct {
 	Name  string   `json:"name" jsonschema:"the figure (v_out, i_out, efficiency)"`
-	Op    string   `json:"op" jsonschema:"== != < <= > >= or between"`
+	Op    string   `json:"op" jsonschema:"the comparison: one of ==, !=, <, <=, >, >=, between"`
 	Value float64  `json:"value" jsonschema:"the value compared with (the low end for between)"`
 	Max   *float64 `json:"max,omitempty" jsonschema:"the high end, for between only"`
 	Unit  string   `json:"unit,omitempty" jsonschema:"the value's unit (V, mA, kHz, %); none: the figure's SI unit"`

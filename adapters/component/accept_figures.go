@@ -162,4 +162,3 @@ func pageList(pages map[int]bool) string {
 	}
 	return strings.Join(s, ",")
 }
-

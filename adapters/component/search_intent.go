@@ -29,10 +29,10 @@ var searchIntentTool = adapters.Declare(adapters.Manifest{
 	Name:      "Find parts for a goal in words",
 	Description: "Read a free-text goal into catalogue categories and bounds on figures, deterministically (the same words give " +
 		"the same reading; intent.read shows what each phrase was read as, intent.leftover the words not read). " + components.IntentRules +
-		" Then run component.search_parametric per category with those bounds (queries: each category's filters, matched, " +
-		"excluded_missing, and message when nothing matched; a category whose figures are in another dimension says so in refused). " +
-		"Rows are split by kind, never merged: buy_complete (assemblies, bought complete) and build_from_parts (discrete parts), " +
-		"each row with its category, source and candidate (as twin.select_component takes one). For each category with no " +
+		" Then run component.search_parametric per category and per kind with those bounds (queries: each one's filters, matched, " +
+		"excluded_missing, and message when nothing matched; a category whose figures are in another dimension says so in refused), " +
+		"up to limit rows each. Rows are split by kind, never merged: buy_complete (assemblies, bought complete) and build_from_parts " +
+		"(discrete parts), each row with its category, source and candidate (as twin.select_component takes one). For each category with no " +
 		"matching row, the knowledge base is searched by full text (BM25, search_mode fulltext; not semantic) for the category's " +
 		"names (\"step-down converter\", \"buck regulator\"...): fallback_passages give source, page and a snippet with the hit " +
 		"marked, for a person to read the datasheet; they are not catalogue rows. Reads only.",
@@ -45,9 +45,11 @@ var searchIntentTool = adapters.Declare(adapters.Manifest{
 	adapters.At("limit", adapters.Minimum(1), adapters.Maximum(components.MaxLimit), adapters.Default(components.DefaultLimit)),
 )
 
-// categoryQuery is what the parametric query of one category found.
+// categoryQuery is what the parametric query of one category and kind
+// found.
 type categoryQuery struct {
 	Category        string         `json:"category"`
+	Kind            string         `json:"kind"`
 	Filters         []string       `json:"filters"`
 	Matched         int            `json:"matched"`
 	Considered      int            `json:"considered"`
@@ -99,28 +101,32 @@ func (a *Adapter) searchIntent(ctx context.Context, in searchIntentArgs) (any, e
 	}
 	var empty []string
 	for _, c := range cats {
-		q := categoryQuery{Category: c, Filters: []string{}, ExcludedMissing: map[string]int{}}
-		for _, b := range it.Bounds {
-			q.Filters = append(q.Filters, b.String())
-		}
-		res, err := components.Search(ctx, a.cat, components.Query{Category: c, Filters: it.Bounds, Limit: in.Limit})
-		switch {
-		case errors.Is(err, components.ErrBadQuery):
-			q.Refused = err.Error()
-		case err != nil:
-			return nil, classify(err)
-		default:
-			q.Matched, q.Considered, q.ExcludedMissing, q.Message = res.Matched, res.Considered, res.ExcludedMissing, res.Message
-			for _, r := range resultRows(res.Rows) {
-				if r.Kind == components.KindAssembly {
-					ans.BuyComplete = append(ans.BuyComplete, r)
+		found := 0
+		// Each kind is its own query, so limit applies to each half and
+		// cheap parts never crowd the assemblies out.
+		for _, kind := range []string{components.KindAssembly, components.KindPart} {
+			q := categoryQuery{Category: c, Kind: kind, Filters: []string{}, ExcludedMissing: map[string]int{}}
+			for _, b := range it.Bounds {
+				q.Filters = append(q.Filters, b.String())
+			}
+			res, err := components.Search(ctx, a.cat, components.Query{Category: c, Kind: kind, Filters: it.Bounds, Limit: in.Limit})
+			switch {
+			case errors.Is(err, components.ErrBadQuery):
+				q.Refused = err.Error()
+			case err != nil:
+				return nil, classify(err)
+			default:
+				q.Matched, q.Considered, q.ExcludedMissing, q.Message = res.Matched, res.Considered, res.ExcludedMissing, res.Message
+				if kind == components.KindAssembly {
+					ans.BuyComplete = append(ans.BuyComplete, resultRows(res.Rows)...)
 				} else {
-					ans.BuildFromParts = append(ans.BuildFromParts, r)
+					ans.BuildFromParts = append(ans.BuildFromParts, resultRows(res.Rows)...)
 				}
 			}
+			found += q.Matched
+			ans.Queries = append(ans.Queries, q)
 		}
-		ans.Queries = append(ans.Queries, q)
-		if q.Matched == 0 && c != "" {
+		if found == 0 && c != "" {
 			empty = append(empty, c)
 		}
 	}

@@ -1,6 +1,7 @@
 package component
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -19,11 +20,13 @@ var tools = []tool{searchParametricTool, searchIntentTool, indexCatalogTool, acc
 
 // encode is a tool's answer.
 func encode(out any) (*adapters.Result, error) {
-	raw, err := json.Marshal(out)
-	if err != nil {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // filters read "i_out >= 2 A", not "i_out \u003e= 2 A"
+	if err := enc.Encode(out); err != nil {
 		return nil, &protocol.Error{Code: protocol.InternalError, Details: "the result cannot be encoded as JSON: " + err.Error()}
 	}
-	return &adapters.Result{Data: raw}, nil
+	return &adapters.Result{Data: bytes.TrimRight(b.Bytes(), "\n")}, nil
 }
 
 // method adapts a method expression, (*Adapter).f, to the handler order
