@@ -178,6 +178,15 @@ var annotationTable = map[string]Annotations{
 	// Gazebo: libsdformat reads the file and writes nothing.
 	"gazebo.validate_world": {ReadOnly: true, Idempotent: true},
 
+	// The typed component catalogue (adapters/component). The searches
+	// read only; index_catalog writes catalogue rows (the same catalogue
+	// again changes nothing); accept_figures makes a datasheet's figures
+	// catalogue facts, which a person must accept.
+	"component.search_parametric": {ReadOnly: true, Idempotent: true},
+	"component.search_intent":     {ReadOnly: true, Idempotent: true},
+	"component.index_catalog":     {Idempotent: true},
+	"component.accept_figures":    {HumanAuthority: true, Idempotent: true},
+
 	// Projects and sessions. Opening a project or starting a session only
 	// changes this session's own view, so they are read-only: holding them
 	// for approval would block the one step that scopes later writes.
