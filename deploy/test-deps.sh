@@ -45,6 +45,10 @@ command -v chromium >/dev/null 2>&1 || apt_install chromium
 command -v Xvfb >/dev/null 2>&1 || apt_install xvfb xauth
 command -v xdotool >/dev/null 2>&1 || apt_install xdotool
 command -v strace >/dev/null 2>&1 || apt_install strace
+# poppler's pdfinfo and pdftotext read PDFs (web.fetch, knowledge.ingest);
+# reportlab makes the PDFs their tests read.
+command -v pdftotext >/dev/null 2>&1 || apt_install poppler-utils
+python3 -c 'import reportlab' >/dev/null 2>&1 || apt_install python3-reportlab
 
 if [ -f e2e/package.json ]; then
 	if [ ! -f e2e/node_modules/@modelcontextprotocol/sdk/package.json ] ||
