@@ -3,8 +3,9 @@
 # CalculiX (ccx), gmsh, KiCad 6 with its pcbnew Python module, FreeCAD
 # 0.20 headless with VTK for its mesher, check_urdf and libsdformat 12,
 # KiCad's symbol libraries (Debian), CadQuery 2.8, PyBullet and usd-core
-# (PyPI) for the cadquery, physics and omniverse_usd adapters' Python, and
-# Freerouting 2.2.3 (Maven Central) for kicad.auto_route. Without them
+# (PyPI) for the cadquery, physics and omniverse_usd adapters' Python,
+# Freerouting 2.2.3 (Maven Central) for kicad.auto_route, and poppler's
+# pdftotext (Debian) that knowledge.ingest reads PDFs with. Without them
 # metaforge serve starts, but health reports those adapters unreachable.
 # Safe to run again: it installs nothing that is already there.
 #
@@ -53,6 +54,9 @@ missing_solvers() {
 	# symbols from, and Freerouting (with a Java 25) for kicad.auto_route.
 	[ -d /usr/share/kicad/symbols ] || echo kicad-symbols
 	bash "$(dirname "${BASH_SOURCE[0]}")/install-freerouting.sh" --check >/dev/null 2>&1 || echo freerouting
+	# Knowledge: PDFs are read as text with pdftotext -layout (pdfinfo
+	# counts their pages).
+	command -v pdftotext >/dev/null 2>&1 || echo poppler-utils
 }
 
 # build_sdfcheck builds metaforge-sdfcheck, the libsdformat checker
@@ -106,6 +110,7 @@ for solver in "${missing[@]}"; do
 	freecad) apt_install --no-install-recommends freecad-python3 libvtk9.1 ;;
 	urdfdom) apt_install --no-install-recommends liburdfdom-tools ;;
 	kicad-symbols) apt_install --no-install-recommends kicad-symbols ;;
+	poppler-utils) apt_install --no-install-recommends poppler-utils ;;
 	freerouting) bash "$(dirname "${BASH_SOURCE[0]}")/install-freerouting.sh" ;;
 	sdformat) apt_install --no-install-recommends libsdformat-dev pkg-config g++ ;;
 	pybullet | usd-core)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what MetaForge's tests need beyond Go, when it is missing:
-# bubblewrap, PostgreSQL, docker-compose, the solvers (deploy/install-solvers.sh:
+# bubblewrap, PostgreSQL, docker-compose, reportlab (PyPI), the solvers (deploy/install-solvers.sh:
 # ngspice, CalculiX, gmsh, KiCad 6, FreeCAD 0.20, CadQuery 2.8) and KiCad's demos (Debian),
 # Chromium (Debian; the e2e test of the Approvals page drives it
 # headless with playwright-core), Node.js and npm (the TypeScript MCP SDK drives
@@ -45,10 +45,13 @@ command -v chromium >/dev/null 2>&1 || apt_install chromium
 command -v Xvfb >/dev/null 2>&1 || apt_install xvfb xauth
 command -v xdotool >/dev/null 2>&1 || apt_install xdotool
 command -v strace >/dev/null 2>&1 || apt_install strace
-# poppler's pdfinfo and pdftotext read PDFs (web.fetch, knowledge.ingest);
-# reportlab makes the PDFs their tests read.
-command -v pdftotext >/dev/null 2>&1 || apt_install poppler-utils
-python3 -c 'import reportlab' >/dev/null 2>&1 || apt_install python3-reportlab
+# reportlab makes the PDF datasheets the knowledge tests ingest
+# (knowledge/datasheettest), in the python3 the solvers' Python is.
+# Pinned: 5.1.0 ships a wheel, so nothing is compiled here.
+if ! python3 -c 'import reportlab' >/dev/null 2>&1; then
+	python3 -m pip install --quiet --disable-pip-version-check reportlab==5.1.0 ||
+		python3 -m pip install --quiet --disable-pip-version-check --break-system-packages reportlab==5.1.0
+fi
 
 if [ -f e2e/package.json ]; then
 	if [ ! -f e2e/node_modules/@modelcontextprotocol/sdk/package.json ] ||
