@@ -7,7 +7,8 @@
 // multicast or otherwise not public. Sizes are capped: HTML and text are
 // read to a cap and said to be truncated; a PDF is never cut (a cut PDF
 // loses its cross-reference table), it is refused past its cap, and read
-// up to a page limit with poppler's pdftotext.
+// up to a page limit as the knowledge base reads a PDF (poppler's
+// pdftotext -layout).
 //
 // It knows nothing of MCP or Temporal; adapters/web is its MCP face.
 package webfetch
@@ -190,7 +191,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string, maxPages int) (*Docu
 		}
 		cancel() // the download is done; the PDF's reading has its own bounds
 		doc.Bytes = int64(len(data))
-		if err := readPDF(ctx, f.opts.TempDir, data, maxPages, doc); err != nil {
+		if err := readPDF(ctx, f.opts.TempDir, resp.Request.URL, data, maxPages, f.opts.MaxTextBytes, doc); err != nil {
 			return nil, err
 		}
 	case kindHTML, kindText:
