@@ -180,3 +180,26 @@ func wantCode(t *testing.T, err error, code protocol.Code, detail string) *proto
 	}
 	return pe
 }
+
+// The registry accepts both tools (ids, timeouts, schemas that compile),
+// and the schemas an agent reads carry the bounds the handlers enforce.
+func TestManifestsRegister(t *testing.T) {
+	a := web.New(web.Options{AllowFetch: true, BraveAPIKey: "k"})
+	reg := adapters.NewRegistry()
+	if err := reg.Register(a); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		web.ToolFetch:  `"max_pages":{"type":"integer","description":"For a PDF: how many pages to read from the first; pages past it are said to be skipped.","default":30,"minimum":1,"maximum":2000}`,
+		web.ToolSearch: `"count":{"type":"integer","description":"How many results, best first.","default":10,"minimum":1,"maximum":20}`,
+	}
+	for id, frag := range want {
+		m, _, ok := reg.Tool(id)
+		if !ok {
+			t.Fatalf("%s is not registered", id)
+		}
+		if !strings.Contains(string(m.InputSchema), frag) {
+			t.Errorf("%s schema %s lacks %s", id, m.InputSchema, frag)
+		}
+	}
+}
