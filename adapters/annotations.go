@@ -71,6 +71,10 @@ var annotationTable = map[string]Annotations{
 	"call.get_result":      {ReadOnly: true, Idempotent: true},
 	"power.check_budget":   {ReadOnly: true, Idempotent: true},
 	"spice.run_simulation": {ReadOnly: true, Idempotent: true},
+	// The public web (adapters/web): reads that reach beyond MetaForge,
+	// listed only where the deployment enabled them.
+	"web.fetch":  {ReadOnly: true, Idempotent: true, OpenWorld: true},
+	"web.search": {ReadOnly: true, Idempotent: true, OpenWorld: true},
 
 	// cad.* forward a call to a CAD kernel's tool (adapters/cad), so they
 	// are classified as those tools are, below.
