@@ -83,18 +83,21 @@ var profiles = []Profile{
 	},
 	{
 		Name: "electronics",
-		For:  "Schematics generated and checked, boards auto-routed and checked, component selection, the per-rail power budget and circuit simulation",
+		For: "Schematics generated and checked, boards auto-routed and checked, datasheets ingested and searched, parts found by " +
+			"their figures and chosen, the per-rail power budget and circuit simulation. web.fetch and web.search are served " +
+			"beside it only where the deployment enables them (METAFORGE_WEB_FETCH, BRAVE_API_KEY)",
 		Tools: []string{
 			"health.check", "call.get_result", "project.list", "project.get", "project.open", "session.start",
 			"kicad.generate_schematic", "kicad.auto_route", "kicad.run_erc", "kicad.run_drc", "kicad.export_netlist", "kicad.get_pin_mapping", "kicad.export_bom",
-			"kicad.export_gerber", "power.check_budget", "spice.run_simulation", "twin.record_component_selection",
-			"twin.get_node", "twin.item_history", "twin.where_used", "twin.thread_for", "twin.find_by_property",
+			"kicad.export_gerber", "power.check_budget", "spice.run_simulation",
+			"knowledge.ingest", "knowledge.search", "knowledge.extract", "knowledge.populate_bom",
+			"component.search_parametric", "component.search_intent", "component.index_catalog", "component.accept_figures",
+			"twin.get_node", "twin.item_history", "twin.where_used",
 			"twin.record_decision", "twin.record_document", "twin.record_constraint_set", "constraint.validate",
-			"twin.constraint_violations", "twin.record_evidence", "twin.record_claim", "twin.what_verifies",
-			"twin.select_component", "twin.commit_system_architecture", "twin.create_firmware_scaffold", "twin.get_harness_estimate",
-			"twin.commit_procurement_record", "twin.commit_compliance_checklist",
+			"twin.constraint_violations", "twin.record_evidence", "twin.what_verifies",
+			"twin.select_component", "twin.commit_system_architecture", "twin.get_harness_estimate",
+			"twin.commit_procurement_record",
 		},
-		Lacks: "component search and sourcing (component.search_*, knowledge.*) are not in this build",
 	},
 	{
 		Name: "robotics",

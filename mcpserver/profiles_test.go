@@ -27,6 +27,8 @@ import (
 	"github.com/metaforge/metaforge/adapters/kicad"
 	"github.com/metaforge/metaforge/adapters/omniverseusd"
 	"github.com/metaforge/metaforge/adapters/physics"
+	"github.com/metaforge/metaforge/adapters/component"
+	knowledgeadapter "github.com/metaforge/metaforge/adapters/knowledge"
 	"github.com/metaforge/metaforge/adapters/power"
 	"github.com/metaforge/metaforge/adapters/spice"
 	twinadapter "github.com/metaforge/metaforge/adapters/twin"
@@ -55,7 +57,8 @@ func catalogue(dataDir string) []adapters.Adapter {
 		}
 	}
 	all := append(kernels, power.New(), spice.New(ws.Roots()...), calculix.New(ws), kicad.New(ws), cad.New(reg),
-		physics.New(ws, physics.Options{}), omniverseusd.New(ws, omniverseusd.Options{}), gazebo.New(ws, gazebo.Options{}))
+		physics.New(ws, physics.Options{}), omniverseusd.New(ws, omniverseusd.Options{}), gazebo.New(ws, gazebo.Options{}),
+		knowledgeadapter.New(knowledgeadapter.Options{Files: ws}), component.New(component.Options{Files: ws}))
 	all = append(all, flow.New(&flow.Service{Store: mem})...)
 	return append(all, twinadapter.New(&twinadapter.Backend{Store: mem, Sessions: mem})...)
 }

@@ -85,6 +85,9 @@ func (a *Adapter) Call(ctx context.Context, toolID string, args json.RawMessage)
 	a.calls.Called()
 	for _, t := range tools {
 		if t.Manifest.ToolID == toolID {
+			if a.cat == nil {
+				return nil, adapters.WithToolID(protocol.Unavailable("this server keeps no component catalogue"), toolID)
+			}
 			out, err := t.Run(ctx, a, args)
 			if err != nil {
 				return nil, adapters.WithToolID(err, toolID)

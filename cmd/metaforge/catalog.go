@@ -9,6 +9,7 @@ import (
 	"github.com/metaforge/metaforge/adapters"
 	"github.com/metaforge/metaforge/adapters/cad"
 	"github.com/metaforge/metaforge/adapters/cadquery"
+	"github.com/metaforge/metaforge/adapters/component"
 	"github.com/metaforge/metaforge/adapters/calculix"
 	"github.com/metaforge/metaforge/adapters/call"
 	"github.com/metaforge/metaforge/adapters/flow"
@@ -17,11 +18,13 @@ import (
 	"github.com/metaforge/metaforge/adapters/gmsh"
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/adapters/kicad"
+	knowledgeadapter "github.com/metaforge/metaforge/adapters/knowledge"
 	"github.com/metaforge/metaforge/adapters/omniverseusd"
 	"github.com/metaforge/metaforge/adapters/physics"
 	"github.com/metaforge/metaforge/adapters/power"
 	"github.com/metaforge/metaforge/adapters/spice"
 	twinadapter "github.com/metaforge/metaforge/adapters/twin"
+	"github.com/metaforge/metaforge/adapters/web"
 	"github.com/metaforge/metaforge/internal/workspace"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/worker"
@@ -31,7 +34,10 @@ import (
 // health checker over it. Tools write into per-call folders under dataDir
 // and the write roots, and read only from there and the read roots (see
 // workspaceFor).
-func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, ws *workspace.Workspace, rs *runs.Service, components map[string]health.Probe) (*adapters.Registry, *health.Checker, error) {
+//
+// lib is the knowledge base and the component catalogue; nil (a test of
+// the catalogue's shape) lists their tools, which then say there is none.
+func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, ws *workspace.Workspace, rs *runs.Service, lib *library, components map[string]health.Probe) (*adapters.Registry, *health.Checker, error) {
 	tw.Files = ws
 	sp, err := spiceAdapter(ctx, ws)
 	if err != nil {
@@ -72,6 +78,14 @@ func catalog(ctx context.Context, t *worker.Temporal, tw *twinadapter.Backend, w
 		gazebo.New(ws, gazebo.Options{}),
 		call.New(worker.CallLookup{Client: t.Client}),
 		&health.Adapter{Checker: checker},
+		knowledgeadapter.New(knowledgeadapter.Options{Store: lib.knowledgeStore(), Files: ws, Ingest: runs.Knowledge{}}),
+		component.New(component.Options{Catalogue: lib.catalogue(), Knowledge: lib.knowledgeStore(), Files: ws}),
+	}
+	// The web tools are listed only where the deployment enables them
+	// (METAFORGE_WEB_FETCH, BRAVE_API_KEY): an agent never sees a tool
+	// that cannot work.
+	if o := web.FromEnv(); o.Enabled() {
+		all = append(all, web.New(o))
 	}
 	rs.Registry = reg
 	all = append(all, flow.New(&flow.Service{Engine: rs, Store: tw.Store, Facts: tw, Catalog: reg})...)

@@ -16,11 +16,15 @@ import (
 // Every tool this binary serves is classified in the annotation table: an
 // unclassified tool would be shown as a destructive write and held.
 func TestEveryServedToolIsClassified(t *testing.T) {
+	// The web tools are served only where enabled: enable them, so they
+	// are checked too.
+	t.Setenv("METAFORGE_WEB_FETCH", "1")
+	t.Setenv("BRAVE_API_KEY", "test-key-never-sent")
 	tw, err := openTwin(context.Background(), t.TempDir(), false, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, _, err := catalog(context.Background(), &worker.Temporal{}, tw, workspaceFor(t.TempDir(), fileRoots{}), &runs.Service{}, nil)
+	reg, _, err := catalog(context.Background(), &worker.Temporal{}, tw, workspaceFor(t.TempDir(), fileRoots{}), &runs.Service{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +55,7 @@ func TestHealthListsUnservedTools(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, checker, err := catalog(context.Background(), &worker.Temporal{}, tw, workspaceFor(t.TempDir(), fileRoots{}), &runs.Service{}, nil)
+	reg, checker, err := catalog(context.Background(), &worker.Temporal{}, tw, workspaceFor(t.TempDir(), fileRoots{}), &runs.Service{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

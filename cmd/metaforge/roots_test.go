@@ -70,7 +70,7 @@ func TestSpiceNetlistPathIsConfined(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, checker, err := catalog(context.Background(), &worker.Temporal{}, tw, workspaceFor(t.TempDir(), tf.roots), &runs.Service{}, nil)
+	reg, checker, err := catalog(context.Background(), &worker.Temporal{}, tw, workspaceFor(t.TempDir(), tf.roots), &runs.Service{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

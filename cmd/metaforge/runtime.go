@@ -14,6 +14,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/health"
 	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/approvals"
+	"github.com/metaforge/metaforge/knowledge"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/worker"
@@ -44,6 +45,8 @@ type runtime struct {
 	// approvals is the queue of held calls every MCP server of this
 	// process lists and decides through, one index for all of them.
 	approvals *approvals.Index
+	// library is the knowledge base and the component catalogue.
+	library *library
 }
 
 // startRuntime connects to (or embeds) Temporal, builds the catalogue, and
@@ -80,9 +83,14 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 		tw.Narrative = sessionNarrative{ledger: ops.ledger}
 	}
 	ws := workspaceFor(rtOpts.dataDir, rtOpts.roots)
-	rt.registry, rt.health, err = catalog(ctx, t, tw, ws, rt.runs, map[string]health.Probe{
+	if rt.library, err = openLibrary(ctx, rtOpts.dataDir); err != nil {
+		rt.stop()
+		return nil, err
+	}
+	rt.registry, rt.health, err = catalog(ctx, t, tw, ws, rt.runs, rt.library, map[string]health.Probe{
 		"ledger":         ops.ledgerProbe,
 		"solver_runtime": ops.solvers.probe,
+		"knowledge":      rt.library.probe,
 	})
 	if err != nil {
 		rt.stop()
@@ -105,6 +113,7 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 		rt.cadDocuments = freecad.NewDocuments(ws.Root)
 		rt.workers, err = worker.StartWorkersWith(t.Client, rt.registry, queues, logger, worker.Deps{
 			Runtimes: ops.solvers.runtimes, WorkspaceRoot: ws.Root, ReadRoots: ws.Extra, Twin: tw, CadDocuments: rt.cadDocuments,
+			Knowledge: rt.library.knowledge,
 		})
 		if err != nil {
 			rt.stop()
@@ -140,6 +149,7 @@ func (rt *runtime) stop() {
 	}
 	rt.temporal.Close()
 	_ = rt.twin.Store.Close(context.Background())
+	rt.library.close()
 	rt.ops.stop()
 	// Adapters that run a process of their own (cadquery's Python) stop it.
 	if rt.registry != nil {
@@ -186,7 +196,8 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 			TemporalUI: rt.temporal.UIAddress}, runs.ChangesHandler{Changes: rt.changes, Runs: rt.runs, Store: rt.twin.Store,
 			Authority: authority, Logger: logger, TemporalUI: rt.temporal.UIAddress},
 			runs.Releases{Runs: rt.runs, Twin: rt.twin.Store, Authority: authority, Logger: logger,
-				TemporalUI: rt.temporal.UIAddress}, runs.BOM{Twin: rt.twin.Store}}, rt.ops.routes()...),
+				TemporalUI: rt.temporal.UIAddress}, runs.BOM{Twin: rt.twin.Store},
+			knowledge.Handler{Store: rt.library.knowledgeStore()}}, rt.ops.routes()...),
 		Observers:    rt.ops.observers(),
 		DashboardURL: os.Getenv("METAFORGE_DASHBOARD_URL"),
 		Profile:      rt.profile,

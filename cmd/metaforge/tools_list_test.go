@@ -117,7 +117,7 @@ func servedToolsList(t *testing.T) []map[string]any {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg, checker, err := catalog(ctx, &worker.Temporal{}, tw, workspaceFor(t.TempDir(), fileRoots{}), &runs.Service{}, nil)
+	reg, checker, err := catalog(ctx, &worker.Temporal{}, tw, workspaceFor(t.TempDir(), fileRoots{}), &runs.Service{}, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
