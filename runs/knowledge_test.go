@@ -8,6 +8,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -221,6 +222,60 @@ func TestKnowledgeIngestAndSearch(t *testing.T) {
 	}
 	if s, _ := l.store.Source(l.ctx, ids[buck.MPN]); s.Tags["category"] != buck.Category {
 		t.Errorf("re-ingest changed the tags: %v", s.Tags)
+	}
+	l.readResources(ids[buck.MPN], buck.Title)
+}
+
+// readResources reads metaforge://knowledge/sources and one source through
+// MCP: the list names the three sources and the search mode, the source
+// carries its passages with their pages, and an unknown source is
+// RESOURCE_NOT_FOUND.
+func (l *library) readResources(id, title string) {
+	t := l.t
+	templates, err := l.cs.ListResourceTemplates(l.ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var uris []string
+	for _, rt := range templates.ResourceTemplates {
+		uris = append(uris, rt.URITemplate)
+	}
+	for _, want := range []string{"metaforge://knowledge/sources", "metaforge://knowledge/sources/{id}"} {
+		if !slices.Contains(uris, want) {
+			t.Errorf("resources/templates/list = %v, lacks %s", uris, want)
+		}
+	}
+	read := func(uri string) map[string]any {
+		res, err := l.cs.ReadResource(l.ctx, &mcp.ReadResourceParams{URI: uri})
+		if err != nil {
+			t.Fatalf("read %s: %v", uri, err)
+		}
+		var out map[string]any
+		if err := json.Unmarshal([]byte(res.Contents[0].Text), &out); err != nil {
+			t.Fatalf("%s is not JSON: %v", uri, err)
+		}
+		return out
+	}
+	list := read("metaforge://knowledge/sources")
+	if list["count"] != float64(3) || !strings.Contains(list["search"].(string), "BM25") {
+		t.Errorf("metaforge://knowledge/sources = count %v, search %v; want 3 sources and a BM25 full-text search", list["count"], list["search"])
+	}
+	one := read("metaforge://knowledge/sources/" + id)
+	src, _ := one["source"].(map[string]any)
+	chunks, _ := one["chunks"].([]any)
+	if src["id"] != id || src["title"] != title || len(chunks) == 0 {
+		t.Fatalf("metaforge://knowledge/sources/%s = source %v with %d passages", id, src, len(chunks))
+	}
+	pages := map[float64]bool{}
+	for _, c := range chunks {
+		pages[c.(map[string]any)["page"].(float64)] = true
+	}
+	if !pages[1] || !pages[2] {
+		t.Errorf("the source's passages cover pages %v; want 1 and 2 among them", pages)
+	}
+	if _, err := l.cs.ReadResource(l.ctx, &mcp.ReadResourceParams{URI: "metaforge://knowledge/sources/src-0000000000000000"}); err == nil ||
+		!strings.Contains(err.Error(), "metaforge://knowledge/sources lists") {
+		t.Errorf("an unknown source read as %v; want not found, naming the list", err)
 	}
 }
 
