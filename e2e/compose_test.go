@@ -48,6 +48,8 @@ var solverOf = map[string]string{
 	"adapter-omniverse_usd": "usd-core==26.11",
 	// libsdformat 12 for gazebo.validate_world's checker.
 	"adapter-gazebo": "libsdformat12-12",
+	// pdftotext and pdfinfo for knowledge.ingest's PDFs.
+	"adapter-knowledge": "poppler-utils",
 }
 
 // composeConfig is the part of `docker-compose config` (the file with its

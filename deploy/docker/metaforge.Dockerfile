@@ -25,9 +25,12 @@ RUN go build -trimpath -buildvcs=false -ldflags="-s -w" -o /out/metaforge ./cmd/
 
 # ---- run --------------------------------------------------------------------
 FROM debian:bookworm-slim
-# curl is for the compose healthcheck of `metaforge serve` (GET /healthz).
+# curl is for the compose healthcheck of `metaforge serve` (GET /healthz);
+# poppler-utils (pdftotext, pdfinfo) reads the PDFs knowledge.ingest and
+# web.fetch are given, on the knowledge queue and the workflow queue that
+# runs each ingest's batches.
 RUN apt-get update \
-	&& apt-get install -y --no-install-recommends ca-certificates curl \
+	&& apt-get install -y --no-install-recommends ca-certificates curl poppler-utils \
 	&& rm -rf /var/lib/apt/lists/* \
 	&& groupadd --system --gid 10001 metaforge \
 	&& useradd --system --uid 10001 --gid metaforge --create-home --home-dir /home/metaforge --shell /usr/sbin/nologin metaforge \
