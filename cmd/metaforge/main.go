@@ -1,7 +1,8 @@
 // Command metaforge is MetaForge's one binary: `serve` (everything on one
 // machine), `mcp` (stdio for local agents), `worker` (task queues on another
 // machine), `adapter` (an adapter over the stdio adapter protocol), and the
-// verbs that talk to a running serve (approvals, runs, connect, doctor).
+// verbs that talk to a running serve (approvals, runs, ingest, sources,
+// connect, doctor).
 package main
 
 import (
@@ -42,6 +43,11 @@ Usage:
   metaforge release create PROJECT [--reason TEXT]
                               record a release package (refused, naming each failing check, unless G8 passes)
   metaforge gates PROJECT     the maturity gates G3-G8 now: each check pass, fail or no_data, and what to record
+  metaforge ingest FILE [--tag k=v]... [--title T] [--format F] [--json]
+                              index a document (under serve's read roots) into the knowledge base, with a progress bar;
+                              exits 2 when the knowledge base refuses it (outside the read roots, unknown format)
+  metaforge sources [ID] [--tag k=v]... [--json]
+                              the knowledge base's sources (or one, with its passages) through serve's REST API
   metaforge connect [--url URL]
                               find a MetaForge gateway and print its URL; exits 1 when none answers
   metaforge doctor  [--url URL] [--api-key KEY]
@@ -84,6 +90,10 @@ func main() {
 		err = runConnect(ctx, args, os.Stdout)
 	case "doctor":
 		err = runDoctor(ctx, args, os.Stdout)
+	case "ingest":
+		err = runIngest(ctx, args, os.Stdout, os.Stderr)
+	case "sources":
+		err = runSources(ctx, args, os.Stdout)
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return
@@ -94,6 +104,11 @@ func main() {
 	var status exitStatus
 	if errors.As(err, &status) {
 		os.Exit(int(status))
+	}
+	var said *saidStatus
+	if errors.As(err, &said) {
+		fmt.Fprintf(os.Stderr, "metaforge: %v\n", said.err)
+		os.Exit(said.status)
 	}
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "metaforge: %v\n", err)
@@ -106,6 +121,17 @@ func main() {
 type exitStatus int
 
 func (s exitStatus) Error() string { return fmt.Sprintf("exit status %d", int(s)) }
+
+// saidStatus ends a command with an exit status other than 1 and a
+// sentence for stderr: ingest's refusals exit 2, as a usage error does,
+// so a script tells "fix what you asked" from "try again".
+type saidStatus struct {
+	status int
+	err    error
+}
+
+func (s *saidStatus) Error() string { return s.err.Error() }
+func (s *saidStatus) Unwrap() error { return s.err }
 
 // newLogger writes text logs to stderr: stdout is reserved for protocol
 // messages under `metaforge mcp`.

@@ -16,6 +16,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/flow"
 	"github.com/metaforge/metaforge/flows"
 	"github.com/metaforge/metaforge/mcpserver"
+	"github.com/metaforge/metaforge/protocol"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/workflows"
 )
@@ -223,6 +224,9 @@ func runGateDecision(ctx context.Context, args []string, out io.Writer) error {
 // server does for a local caller.
 type cliCalls struct {
 	engine mcpserver.TemporalEngine
+	// tools are the static manifests calls are checked against and take
+	// their adapter, timeout and retries from; nil: the flow tools.
+	tools *adapters.Registry
 }
 
 // flowTools registers the flow tools, whose manifests are static: the CLI
@@ -238,31 +242,70 @@ func flowTools() (*adapters.Registry, error) {
 	return reg, nil
 }
 
-func (c cliCalls) call(ctx context.Context, toolID string, args map[string]any) (map[string]any, error) {
-	reg, err := flowTools()
-	if err != nil {
-		return nil, err
+// callFailed is a call that ended in an error: the tool's code and its
+// own words.
+type callFailed struct {
+	toolID string
+	err    workflows.CallError
+}
+
+func (e *callFailed) Error() string { return fmt.Sprintf("%s: %s", e.toolID, e.err.Details) }
+
+// refused says whether the tool itself said no to what it was given
+// (bad arguments, a file it may not read), rather than failing to run.
+func (e *callFailed) refused() bool {
+	return e.err.Code == int(protocol.InvalidParams) || e.err.Code == int(protocol.ToolExecutionError)
+}
+
+// start checks the arguments against the tool's manifest and starts the
+// call; it returns the call's id and its workflow run.
+func (c cliCalls) start(ctx context.Context, toolID string, args map[string]any) (callID, runID string, err error) {
+	reg := c.tools
+	if reg == nil {
+		if reg, err = flowTools(); err != nil {
+			return "", "", err
+		}
 	}
 	raw, _ := json.Marshal(args)
 	if err := reg.ValidateArguments(toolID, raw); err != nil {
-		return nil, err
+		return "", "", err
 	}
 	m, _, _ := reg.Tool(toolID)
 	in := workflows.ToolCallInput{CallID: mcpserver.NewCallID(), ToolID: toolID, AdapterID: m.AdapterID, Arguments: raw,
 		TimeoutSeconds: m.TimeoutSeconds, Idempotent: m.Idempotent, Retries: m.Retries, Local: reg.RunsLocal(toolID), Caller: mcpserver.CallerLocal, Client: "metaforge-cli"}
-	runID, err := c.engine.StartCall(ctx, in, nil)
-	if err != nil {
-		return nil, err
-	}
-	res, err := c.engine.AwaitCall(ctx, in.CallID, runID)
+	runID, err = c.engine.StartCall(ctx, in, nil)
+	return in.CallID, runID, err
+}
+
+// await waits for a call started by start and returns its answer; a call
+// that ended in an error is a *callFailed.
+func (c cliCalls) await(ctx context.Context, toolID, callID, runID string) (json.RawMessage, error) {
+	res, err := c.engine.AwaitCall(ctx, callID, runID)
 	if err != nil {
 		return nil, err
 	}
 	if res.Status != workflows.StatusSuccess {
-		return nil, fmt.Errorf("%s: %s", toolID, res.Error.Details)
+		f := &callFailed{toolID: toolID}
+		if res.Error != nil {
+			f.err = *res.Error
+		}
+		return nil, f
+	}
+	return res.Data, nil
+}
+
+// call runs a tool and returns its answer as a JSON object.
+func (c cliCalls) call(ctx context.Context, toolID string, args map[string]any) (map[string]any, error) {
+	callID, runID, err := c.start(ctx, toolID, args)
+	if err != nil {
+		return nil, err
+	}
+	data, err := c.await(ctx, toolID, callID, runID)
+	if err != nil {
+		return nil, err
 	}
 	var out map[string]any
-	if err := json.Unmarshal(res.Data, &out); err != nil {
+	if err := json.Unmarshal(data, &out); err != nil {
 		return nil, err
 	}
 	return out, nil
