@@ -66,7 +66,7 @@ func (k *Knowledge) BeginKnowledgeSource(ctx context.Context, in workflows.Knowl
 	}
 	title := in.Title
 	if title == "" {
-		title = doc.Title
+		title = doc.TitleOr(in.Origin)
 	}
 	src, existed, err := k.Store.BeginSource(ctx, knowledge.Source{SHA256: in.SHA256, Origin: in.Origin,
 		Title: title, Format: doc.Format, Tags: in.Tags, Bytes: size})

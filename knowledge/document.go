@@ -65,14 +65,26 @@ func FormatOf(path, given string) (string, error) {
 type Document struct {
 	Path   string `json:"path"`
 	Format string `json:"format"`
-	Title  string `json:"title"`
-	Pages  int    `json:"pages"`
+	// Title is the document's own (the PDF's, Markdown's first "# ",
+	// HTML's <title>); "" when it has none: TitleOr names it then.
+	Title string `json:"title"`
+	Pages int    `json:"pages"`
+}
+
+// TitleOr is the document's own title, or else the name of the file it
+// came from without its extension. The file opened may be a copy named
+// for its hash, so the caller says which name a person knows it by.
+func (d Document) TitleOr(origin string) string {
+	if strings.TrimSpace(d.Title) != "" {
+		return d.Title
+	}
+	return strings.TrimSuffix(filepath.Base(origin), filepath.Ext(origin))
 }
 
 // OpenDocument opens a file in a format (FormatOf's): for a PDF it asks
 // pdfinfo for the page count and title and refuses an encrypted or
 // unreadable one; any other format is one page, titled by its own
-// heading (Markdown's first "# ", HTML's <title>) or else the file's name.
+// heading (Markdown's first "# ", HTML's <title>), or untitled.
 func OpenDocument(ctx context.Context, path, format string) (Document, error) {
 	f, err := FormatOf(path, format)
 	if err != nil {
@@ -96,9 +108,6 @@ func OpenDocument(ctx context.Context, path, format string) (Document, error) {
 		case FormatHTML:
 			d.Title = htmlTitle(data)
 		}
-	}
-	if strings.TrimSpace(d.Title) == "" {
-		d.Title = strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
 	}
 	return d, nil
 }

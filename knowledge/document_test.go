@@ -69,9 +69,12 @@ func TestReadMarkdownKeepsItsText(t *testing.T) {
 	}
 }
 
+// A document with no title of its own is titled by the name of the file a
+// person gave, not by the copy read (an ingest reads a copy named for its
+// hash).
 func TestReadTextTitledByItsName(t *testing.T) {
-	d, pages := readAll(t, write(t, t.TempDir(), "bench-log.txt", "run 1: 4.98 V\nrun 2: 5.01 V\n"), "")
-	if d.Format != "text" || d.Title != "bench-log" || len(pages) != 1 || pages[0].Text != "run 1: 4.98 V\nrun 2: 5.01 V\n" {
+	d, pages := readAll(t, write(t, t.TempDir(), "ingest-0123456789abcdef.txt", "run 1: 4.98 V\nrun 2: 5.01 V\n"), "")
+	if d.Format != "text" || d.Title != "" || d.TitleOr("/home/me/bench-log.txt") != "bench-log" || len(pages) != 1 || pages[0].Text != "run 1: 4.98 V\nrun 2: 5.01 V\n" {
 		t.Errorf("document %+v pages %+v", d, pages)
 	}
 }
@@ -110,7 +113,7 @@ func TestReadCSVRowsAsNamedValues(t *testing.T) {
 	d, pages := readAll(t, write(t, t.TempDir(), "catalogue.csv", body), "")
 	want := "mpn: TPS54331; manufacturer: TI; v_out: 5 V\n" +
 		"mpn: LM2596, adj; manufacturer: onsemi; v_out: 1.23 V; notes: fixed, or adj; column 5: extra"
-	if d.Format != "csv" || d.Title != "catalogue" || len(pages) != 1 || pages[0].Text != want {
+	if d.Format != "csv" || d.TitleOr(d.Path) != "catalogue" || len(pages) != 1 || pages[0].Text != want {
 		t.Errorf("document %+v text:\n%s\nwant:\n%s", d, pages[0].Text, want)
 	}
 }

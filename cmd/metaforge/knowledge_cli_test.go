@@ -73,7 +73,7 @@ func TestIngestAndSourcesCLI(t *testing.T) {
 	t.Setenv("TEMPORAL_NAMESPACE", st.Temporal.Namespace)
 	at := []string{"--data-dir", dataDir, "--url", srv.URL}
 
-	txt := filepath.Join(docs, "lm317.txt")
+	txt := filepath.Join(docs, "LM317 notes.txt")
 	md := filepath.Join(docs, "buck.md")
 	for f, body := range map[string]string{txt: lm317Text, md: buckMD} {
 		if err := os.WriteFile(f, []byte(body), 0o600); err != nil {
@@ -87,7 +87,9 @@ func TestIngestAndSourcesCLI(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out, errOut bytes.Buffer
-	if err := runIngest(ctx, []string{relTxt, "--tag", "mpn=LM317", "--tag", "category=ldo", "--title", "LM317 notes"}, &out, &errOut); err != nil {
+	// No --title, and a text file has none of its own: the file's name is
+	// its title (not the name of the copy the ingest reads).
+	if err := runIngest(ctx, []string{relTxt, "--tag", "mpn=LM317", "--tag", "category=ldo"}, &out, &errOut); err != nil {
 		t.Fatalf("metaforge ingest %s: %v (stderr %q)", relTxt, err, errOut.String())
 	}
 	txtID := sourceID(lm317Text)
