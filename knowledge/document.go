@@ -106,7 +106,7 @@ func OpenDocument(ctx context.Context, path, format string) (Document, error) {
 		case FormatMarkdown:
 			d.Title = markdownTitle(string(data))
 		case FormatHTML:
-			d.Title = htmlTitle(data)
+			d.Title, _ = HTMLText(string(data), nil)
 		}
 	}
 	return d, nil
@@ -128,7 +128,7 @@ func (d Document) ReadPages(ctx context.Context, first, last int) ([]Page, error
 	var text string
 	switch d.Format {
 	case FormatHTML:
-		text = htmlText(data)
+		_, text = HTMLText(string(data), nil)
 	case FormatCSV:
 		if text, err = csvText(data); err != nil {
 			return nil, protocol.Refusal("%s is not a readable CSV file: %v", filepath.Base(d.Path), err)

@@ -90,13 +90,19 @@ converter, <b>5.5 V</b> to 36 V input.</p>
 <pre>keep   these
   spaces</pre></body></html>`
 	d, pages := readAll(t, write(t, t.TempDir(), "page.html", body), "")
+	// The one HTML reader (HTMLText, which web.fetch uses too): headings
+	// as Markdown headings, list items as "- " lines, cells joined by " | ".
 	want := strings.Join([]string{
-		"TPS5430",
+		"# TPS5430",
+		"",
 		"A 3-A step-down converter, 5.5 V to 36 V input.",
+		"",
 		"Parameter | Max",
 		"Vin | 36 V",
-		"Item one",
-		"Item two",
+		"",
+		"- Item one",
+		"- Item two",
+		"",
 		"keep   these",
 		"  spaces",
 	}, "\n")

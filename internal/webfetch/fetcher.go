@@ -26,6 +26,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/metaforge/metaforge/knowledge"
 	"github.com/metaforge/metaforge/protocol"
 )
 
@@ -205,7 +206,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rawURL string, maxPages int) (*Docu
 			return nil, protocol.Refusal("%s: %v", u.Redacted(), err)
 		}
 		if kind == kindHTML {
-			doc.Title, doc.Text = htmlToText(text, resp.Request.URL)
+			doc.Title, doc.Text = knowledge.HTMLText(text, resp.Request.URL)
 		} else {
 			doc.Text = strings.TrimSpace(text)
 		}

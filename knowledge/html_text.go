@@ -1,35 +1,14 @@
-package webfetch
+package knowledge
 
 import (
-	"bytes"
 	"fmt"
-	"io"
 	"net/url"
 	"regexp"
 	"strings"
 
 	"golang.org/x/net/html"
 	"golang.org/x/net/html/atom"
-	"golang.org/x/net/html/charset"
 )
-
-// decodeCharset turns a body into UTF-8 text by its declared charset (an
-// HTML page's own <meta charset> too), so a Latin-1 datasheet page reads
-// as written.
-func decodeCharset(raw []byte, contentType string, isHTML bool) (string, error) {
-	if !isHTML && !strings.Contains(strings.ToLower(contentType), "charset=") {
-		return string(bytes.ToValidUTF8(raw, []byte("\uFFFD"))), nil
-	}
-	r, err := charset.NewReader(bytes.NewReader(raw), contentType)
-	if err != nil {
-		return "", fmt.Errorf("its character set cannot be read: %v", err)
-	}
-	out, err := io.ReadAll(r)
-	if err != nil {
-		return "", fmt.Errorf("its character set cannot be decoded: %v", err)
-	}
-	return string(bytes.ToValidUTF8(out, []byte("\uFFFD"))), nil
-}
 
 // skipped are the elements whose content is not what a page says:
 // scripts, styles, navigation, embedded objects and form controls.
@@ -49,12 +28,12 @@ var blocks = map[atom.Atom]bool{
 	atom.Body: true, atom.Html: true,
 }
 
-// htmlToText is a page's title and its readable text: headings as
+// HTMLText is a page's title and its readable text: headings as
 // Markdown headings, paragraphs, list items as "- " lines, table rows as
 // cells joined by " | ", preformatted text kept as laid out, and links to
 // PDFs (datasheets) with their absolute URL; scripts, styles, navigation
 // and hidden elements dropped.
-func htmlToText(page string, base *url.URL) (title, text string) {
+func HTMLText(page string, base *url.URL) (title, text string) {
 	root, err := html.Parse(strings.NewReader(page))
 	if err != nil { // html.Parse fails only on a broken reader
 		return "", strings.TrimSpace(page)
