@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/metaforge/metaforge/adapters/health"
 	"github.com/metaforge/metaforge/components"
@@ -19,6 +18,8 @@ import (
 type library struct {
 	knowledge  knowledge.Store
 	components components.Store
+	// mode is health's name for where they are kept.
+	mode string
 }
 
 // knowledgeFile is the SQLite file of the zero-config library.
@@ -37,7 +38,7 @@ func openLibrary(ctx context.Context, dataDir string) (*library, error) {
 			_ = k.Close()
 			return nil, fmt.Errorf("the component catalogue (DATABASE_URL): %w", err)
 		}
-		return &library{knowledge: k, components: c}, nil
+		return &library{knowledge: k, components: c, mode: "postgresql_fulltext"}, nil
 	}
 	if err := os.MkdirAll(dataDir, 0o700); err != nil {
 		return nil, fmt.Errorf("the knowledge base needs the data dir %s: %w", dataDir, err)
@@ -52,7 +53,7 @@ func openLibrary(ctx context.Context, dataDir string) (*library, error) {
 		_ = k.Close()
 		return nil, fmt.Errorf("the component catalogue (%s): %w", path, err)
 	}
-	return &library{knowledge: k, components: c}, nil
+	return &library{knowledge: k, components: c, mode: "sqlite_fts5"}, nil
 }
 
 // knowledgeStore is the knowledge base, or nil without a library.
@@ -84,13 +85,8 @@ func (l *library) close() {
 // (full text ranked by BM25, never called semantic) and where it is kept,
 // measured by listing the sources.
 func (l *library) probe(ctx context.Context) health.Component {
-	desc := l.knowledge.Describe()
-	mode := "sqlite_fts5"
-	if strings.Contains(desc, "PostgreSQL") {
-		mode = "postgresql_fulltext"
-	}
-	c := health.Component{Mode: mode, Durable: true,
-		Detail: desc + "; search is full text ranked by BM25, not semantic (no embedding model is run)"}
+	c := health.Component{Mode: l.mode, Durable: true,
+		Detail: l.knowledge.Describe() + "; search is full text ranked by BM25, not semantic (no embedding model is run)"}
 	list, err := l.knowledge.Sources(ctx, nil)
 	if err != nil {
 		c.Error = err.Error()
