@@ -52,7 +52,9 @@ func (s *Server) HTTPHandler() http.Handler {
 	}
 	// The operator pages' shared script (the token the pages carry).
 	mux.HandleFunc("GET "+operatorpage.TokenScriptPath, operatorpage.TokenScript)
-	mux.Handle("/v1/", s.opts.Auth.APIMiddleware(api))
+	// GET answers carry an ETag, so the dashboard's polls of an unchanged
+	// object cost a 304.
+	mux.Handle("/v1/", s.opts.Auth.APIMiddleware(httpjson.ETag(api)))
 	return mux
 }
 

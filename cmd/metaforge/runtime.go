@@ -14,6 +14,7 @@ import (
 	"github.com/metaforge/metaforge/adapters/health"
 	twinadapter "github.com/metaforge/metaforge/adapters/twin"
 	"github.com/metaforge/metaforge/approvals"
+	"github.com/metaforge/metaforge/dashboard"
 	"github.com/metaforge/metaforge/knowledge"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/runs"
@@ -197,7 +198,7 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 			Authority: authority, Logger: logger, TemporalUI: rt.temporal.UIAddress},
 			runs.Releases{Runs: rt.runs, Twin: rt.twin.Store, Authority: authority, Logger: logger,
 				TemporalUI: rt.temporal.UIAddress}, runs.BOM{Twin: rt.twin.Store},
-			knowledge.Handler{Store: rt.library.knowledgeStore()}}, rt.ops.routes()...),
+			knowledge.Handler{Store: rt.library.knowledgeStore()}, dashboard.Handler{}}, rt.ops.routes()...),
 		Observers:    rt.ops.observers(),
 		DashboardURL: os.Getenv("METAFORGE_DASHBOARD_URL"),
 		Profile:      rt.profile,
