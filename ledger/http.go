@@ -10,7 +10,7 @@ import (
 )
 
 // Handler serves the ledger over REST: GET /v1/ledger/actions,
-// /v1/ledger/sessions and /v1/ledger/decisions. A nil Ledger (no
+// /v1/ledger/sessions, /v1/ledger/sessions/{id} and /v1/ledger/decisions. A nil Ledger (no
 // DATABASE_URL) answers 503 saying so, so the routes exist either way.
 type Handler struct {
 	Ledger *Ledger
@@ -22,6 +22,7 @@ var errOff = errors.New(Off())
 func (h Handler) Register(api *http.ServeMux) {
 	api.HandleFunc("GET /v1/ledger/actions", h.actions)
 	api.HandleFunc("GET /v1/ledger/sessions", h.sessions)
+	api.HandleFunc("GET /v1/ledger/sessions/{id}", h.session)
 	api.HandleFunc("GET /v1/ledger/decisions", h.decisions)
 	api.HandleFunc("GET /sessions", h.page)
 }
@@ -56,6 +57,31 @@ func (h Handler) sessions(w http.ResponseWriter, r *http.Request) {
 	}
 	list, err := h.Ledger.Sessions(r.Context(), r.URL.Query().Get("project"))
 	answer(w, "sessions", list, err)
+}
+
+// session is one session: who, from which client, and its narrative (its
+// status, its ending, the events it logged). Its calls are
+// /v1/ledger/actions?session=ID.
+func (h Handler) session(w http.ResponseWriter, r *http.Request) {
+	if _, ok := h.ready(w, ""); !ok {
+		return
+	}
+	id := r.PathValue("id")
+	s, err := h.Ledger.Session(r.Context(), id)
+	if errors.Is(err, ErrNoSession) {
+		httpjson.Error(w, http.StatusNotFound, err.Error()+": GET /v1/ledger/sessions lists the sessions the ledger has seen")
+		return
+	}
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	n, err := h.Ledger.SessionNarrative(r.Context(), id)
+	if err != nil {
+		writeError(w, err)
+		return
+	}
+	httpjson.Write(w, http.StatusOK, map[string]any{"session": s, "status": n.Status, "end": n.End, "events": n.Events})
 }
 
 func (h Handler) decisions(w http.ResponseWriter, r *http.Request) {

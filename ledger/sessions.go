@@ -2,6 +2,7 @@ package ledger
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -84,4 +85,21 @@ func (l *Ledger) Sessions(ctx context.Context, projectID string) ([]Session, err
 		return nil, fmt.Errorf("ledger: read sessions from %s: %w", l.address, err)
 	}
 	return sessions, nil
+}
+
+// Session reads one session; one the ledger has never seen is
+// ErrNoSession.
+func (l *Ledger) Session(ctx context.Context, sessionID string) (Session, error) {
+	var s Session
+	err := l.pool.QueryRow(ctx, `SELECT session_id, project_id, agent_code, client_version, actor, first_seen, last_seen, actions
+		FROM sessions WHERE session_id = $1`, sessionID).Scan(&s.SessionID, &s.ProjectID, &s.AgentCode, &s.ClientVersion, &s.Actor,
+		&s.FirstSeen, &s.LastSeen, &s.Actions)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return Session{}, fmt.Errorf("%w: %s", ErrNoSession, sessionID)
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("ledger: read session %s from %s: %w", sessionID, l.address, err)
+	}
+	s.FirstSeen, s.LastSeen = s.FirstSeen.UTC(), s.LastSeen.UTC()
+	return s, nil
 }

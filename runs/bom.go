@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/metaforge/metaforge/internal/httpjson"
@@ -13,8 +12,9 @@ import (
 
 // BOM serves the engineering BOM over REST: GET
 // /v1/bom?project=&view=flat|hierarchical&category=, derived from the
-// product hierarchy by twin.EBOM (quantities multiplied down CONTAINS).
-// It is a read of the twin: nothing here writes.
+// product hierarchy by twin.EBOM (quantities multiplied down CONTAINS),
+// and its roll-ups, GET /v1/bom/rollup?project= (bom_rollup.go). It is a
+// read of the twin: nothing here writes.
 type BOM struct {
 	Twin twin.Store
 }
@@ -22,6 +22,7 @@ type BOM struct {
 // Register adds the route to mux.
 func (h BOM) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/bom", h.bom)
+	mux.HandleFunc("GET /v1/bom/rollup", h.rollup)
 }
 
 // Pages is none: the route has no page of its own.
@@ -32,16 +33,7 @@ var bomParams = []string{"project", "view", "category"}
 
 func (h BOM) bom(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	var unknown []string
-	for k := range q {
-		if !slices.Contains(bomParams, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		httpjson.Error(w, http.StatusBadRequest, fmt.Sprintf("unknown parameter %s: pass project=PROJECT_ID, view=flat|hierarchical "+
-			"(default flat) and optionally category=NAME", strings.Join(unknown, ", ")))
+	if !onlyParams(w, r, bomParams, "pass project=PROJECT_ID, view=flat|hierarchical (default flat) and optionally category=NAME") {
 		return
 	}
 	p, ok := project(w, r)

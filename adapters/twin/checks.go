@@ -34,14 +34,15 @@ func constraintViolations(ctx context.Context, b *Backend, a project.Scope) (any
 	if err != nil {
 		return nil, err
 	}
-	return requirementsReport(ctx, b, p)
+	return RequirementsView(ctx, b.Store, p.ID)
 }
 
-// requirementsReport is every current requirement of a project with its
+// RequirementsView is every current requirement of a project with its
 // live status (pass, fail, stale, no_data): what twin.constraint_violations
-// returns, for anything else that shows requirement status.
-func requirementsReport(ctx context.Context, b *Backend, p twin.Project) (map[string]any, error) {
-	rep, err := twin.Requirements(ctx, b.Store, p.ID)
+// returns, for anything else that shows requirement status (its resource,
+// GET /v1/requirements).
+func RequirementsView(ctx context.Context, s twin.Store, projectID string) (map[string]any, error) {
+	rep, err := twin.Requirements(ctx, s, projectID)
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +55,7 @@ func requirementsReport(ctx context.Context, b *Backend, p twin.Project) (map[st
 		}
 	}
 	out := map[string]any{
-		"project_id":      p.ID,
+		"project_id":      projectID,
 		"checked_against": rep.CheckedAgainst,
 		"requirements":    rows,
 		"violations":      violations,

@@ -152,5 +152,5 @@ func nodesOrEmpty(ns []twin.Node) []twin.Node {
 // renderRequirements is constraint_violations' report: the resource and the
 // tool share one source, so they cannot disagree.
 func renderRequirements(ctx context.Context, b *Backend, p twin.Project) (any, error) {
-	return requirementsReport(ctx, b, p)
+	return RequirementsView(ctx, b.Store, p.ID)
 }

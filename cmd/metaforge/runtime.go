@@ -198,6 +198,7 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 			Authority: authority, Logger: logger, TemporalUI: rt.temporal.UIAddress},
 			runs.Releases{Runs: rt.runs, Twin: rt.twin.Store, Authority: authority, Logger: logger,
 				TemporalUI: rt.temporal.UIAddress}, runs.BOM{Twin: rt.twin.Store},
+			runs.Projects{Twin: rt.twin.Store, Runs: rt.runs, Holds: rt.approvals}, runs.Requirements{Twin: rt.twin.Store},
 			knowledge.Handler{Store: rt.library.knowledgeStore()}, dashboard.Handler{}}, rt.ops.routes()...),
 		Observers:    rt.ops.observers(),
 		DashboardURL: os.Getenv("METAFORGE_DASHBOARD_URL"),
