@@ -13,6 +13,13 @@ if (!document.querySelector('link[href="/assets/project_pages.css"]')) {
   document.head.append(h("link", { rel: "stylesheet", href: "/assets/project_pages.css" }));
 }
 
+// fill replaces el's children with the given ones, flattening lists and
+// leaving out null and false (the DOM's replaceChildren would print them).
+export function fill(el, ...children) {
+  el.replaceChildren(...children.flat(Infinity).filter((c) => c !== null && c !== undefined && c !== false));
+  return el;
+}
+
 // projectScope resolves the page's project. It returns the project
 // ({project_id, name, ...}) or null, having drawn the picker into el.
 export async function projectScope(el, what) {
@@ -21,7 +28,7 @@ export async function projectScope(el, what) {
   try {
     list = (await api("/v1/projects")).projects || [];
   } catch (err) {
-    el.replaceChildren(h("p", { role: "alert", class: "error" }, `Could not list the projects: ${err.message}`));
+    fill(el, h("p", { role: "alert", class: "error" }, `Could not list the projects: ${err.message}`));
     return null;
   }
   const found = list.find((p) => p.project_id === wanted);
@@ -34,13 +41,13 @@ export async function projectScope(el, what) {
     ? h("p", { role: "alert", class: "error" }, `There is no project “${wanted}”. Pick one of the projects below.`)
     : h("p", { role: "status" }, `Pick the project whose ${what} to show (the address keeps it as ?project=).`);
   if (list.length === 0) {
-    el.replaceChildren(
+    fill(el, 
       intro,
       h("p", { role: "status", class: "empty" }, "No projects yet: create one with the MCP tool project.create, then come back here."),
     );
     return null;
   }
-  el.replaceChildren(
+  fill(el, 
     intro,
     h(
       "ul",

@@ -7,7 +7,7 @@
 // total. The view is kept in the address. Live from GET /v1/bom and GET
 // /v1/bom/rollup.
 import { fmt, h, mount, param, region, setParams, watch } from "/assets/app.js";
-import { projectScope } from "/assets/project_pages.js";
+import { fill, projectScope } from "/assets/project_pages.js";
 
 const q = encodeURIComponent;
 const VIEWS = ["flat", "hierarchical"];
@@ -18,7 +18,7 @@ const project = await projectScope(scope, "bill of materials");
 
 if (project) {
   document.getElementById("title").textContent = `Bill of materials — ${project.name}`;
-  scope.replaceChildren(
+  fill(scope, 
     h("p", { class: "muted" }, "Derived from the product hierarchy (twin.record_hierarchy_node): quantities multiply down the tree. ",
       h("a", { href: `/projects/${q(project.project_id)}` }, "Project page")),
   );
@@ -65,10 +65,10 @@ if (project) {
 
   watch(`/v1/bom/rollup?project=${q(project.project_id)}`, (data) => {
     if (!data.roots.length) {
-      rollups.replaceChildren(h("h2", {}, "Roll-ups"), h("p", { role: "status", class: "empty" }, data.note));
+      fill(rollups, h("h2", {}, "Roll-ups"), h("p", { role: "status", class: "empty" }, data.note));
       return;
     }
-    rollups.replaceChildren(
+    fill(rollups, 
       h("h2", {}, "Roll-ups"),
       ...data.roots.map((r) =>
         h(
@@ -110,10 +110,10 @@ if (project) {
   });
 
   function drawToggle(view) {
-    toggle.replaceChildren(
+    fill(toggle, 
       h("h2", {}, "BOM lines"),
       h("span", { class: "muted" }, "View: "),
-      VIEWS.map((v) =>
+      ...VIEWS.map((v) =>
         h(
           "a",
           {
@@ -175,12 +175,12 @@ if (project) {
           ? h("p", {}, `Total cost: no data (${money(data.known_partial_cost_usd)} known; no cost for ${(data.cost_no_data || []).join(", ")})`)
           : null;
     if (!rows.length) {
-      bom.replaceChildren(
+      fill(bom, 
         h("p", { role: "status", class: "empty" }, data.note || "No BOM lines yet: make hierarchy positions instance_of a BOM item (twin.record_component_selection) and they are listed here."),
       );
       return;
     }
-    bom.replaceChildren(
+    fill(bom, 
       h(
         "table",
         { class: `bom ${data.view}` },
@@ -210,7 +210,7 @@ if (project) {
     setParams({ view });
     drawToggle(view);
     if (stopBOM) stopBOM();
-    bom.replaceChildren(h("p", { class: "muted" }, "Loading…"));
+    fill(bom, h("p", { class: "muted" }, "Loading…"));
     stopBOM = watch(`/v1/bom?project=${q(project.project_id)}&view=${view}`, drawBOM);
   }
   const start = param("view");

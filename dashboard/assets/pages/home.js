@@ -3,7 +3,7 @@
 // link to the page that lists them. Live from GET /v1/projects; the filter
 // box is kept in the address (?q=) and never redrawn under the typist.
 import { fmt, h, mount, param, region, setParams, watch } from "/assets/app.js";
-import "/assets/project_pages.js";
+import { fill } from "/assets/project_pages.js";
 
 let last = null;
 
@@ -56,10 +56,10 @@ function draw(data) {
   const shown = needle ? all.filter((p) => `${p.name} ${p.project_id}`.toLowerCase().includes(needle)) : all;
   if (all.length === 0) {
     status.textContent = "No projects yet: create one with the MCP tool project.create (an agent, or metaforge call project.create), and it appears here.";
-    table.replaceChildren();
+    fill(table);
   } else {
     status.textContent = needle ? `${shown.length} of ${all.length} projects match “${needle}”.` : `${all.length} project${all.length === 1 ? "" : "s"}.`;
-    table.replaceChildren(
+    fill(table, 
       h(
         "table",
         {},
@@ -119,7 +119,7 @@ function draw(data) {
       ),
     );
   }
-  notes.replaceChildren(...(data.notes || []).map((n) => h("p", { class: "muted note" }, n)));
+  fill(notes, ...(data.notes || []).map((n) => h("p", { class: "muted note" }, n)));
 }
 
 watch("/v1/projects", draw);

@@ -5,7 +5,7 @@
 // freshness (?evidence=stale shows only the stale). Live from GET
 // /v1/projects/{id} and its items' history.
 import { fmt, h, mount, param, pathID, region, setParams, watch } from "/assets/app.js";
-import "/assets/project_pages.js";
+import { fill } from "/assets/project_pages.js";
 
 const id = pathID();
 const q = encodeURIComponent;
@@ -30,7 +30,7 @@ function drawHeader(d) {
   document.getElementById("project-title").textContent = d.name;
   document.title = `MetaForge · ${d.name}`;
   const r = d.requirements || {};
-  header.replaceChildren(
+  fill(header, 
     h("p", { class: "muted" }, h("code", {}, d.project_id), d.description ? ` — ${d.description}` : ""),
     h(
       "p",
@@ -80,13 +80,13 @@ function itemNode(it) {
 
 function drawTree(d) {
   if (!d.tree.length) {
-    treeBox.replaceChildren(
+    fill(treeBox, 
       h("h2", {}, "Work products"),
       h("p", { role: "status", class: "empty" }, "No work products yet: commit one (twin.commit_geometry, twin.record_constraint_set, twin.record_hierarchy_node…) and it appears here."),
     );
     return;
   }
-  treeBox.replaceChildren(
+  fill(treeBox, 
     h("h2", {}, "Work products"),
     h(
       "ul",
@@ -123,7 +123,7 @@ function evidenceList(list) {
 }
 
 function drawHistory(hist) {
-  historyBox.replaceChildren(
+  fill(historyBox, 
     h("h2", {}, `History of ${hist.item.key}`, h("span", { class: "muted" }, ` — ${hist.item.name}, head ${hist.head_ref}`)),
     h(
       "table",
@@ -171,12 +171,12 @@ function select(key) {
   if (stopHistory) stopHistory();
   stopHistory = null;
   if (!key) {
-    historyBox.replaceChildren(h("h2", {}, "History"), h("p", { role: "status", class: "muted" }, "Pick a work product in the tree to see its revisions and the evidence computed against each."));
+    fill(historyBox, h("h2", {}, "History"), h("p", { role: "status", class: "muted" }, "Pick a work product in the tree to see its revisions and the evidence computed against each."));
     return;
   }
-  historyBox.replaceChildren(h("p", { class: "muted" }, `Loading the history of ${key}…`));
+  fill(historyBox, h("p", { class: "muted" }, `Loading the history of ${key}…`));
   stopHistory = watch(`/v1/projects/${q(id)}/items/${q(key)}/history`, drawHistory, {
-    onError: (err) => historyBox.replaceChildren(h("p", { role: "alert", class: "error" }, err.message)),
+    onError: (err) => fill(historyBox, h("p", { role: "alert", class: "error" }, err.message)),
   });
 }
 
@@ -197,17 +197,17 @@ const filterBox = h(
 filterBox.value = param("evidence") || "all";
 const evidenceTitle = h("h2", {}, "Evidence ", filterBox);
 const evidenceTable = h("div");
-evidenceBox.replaceChildren(evidenceTitle, evidenceTable);
+fill(evidenceBox, evidenceTitle, evidenceTable);
 
 function drawEvidence(list) {
   lastEvidence = list;
   const want = filterBox.value;
   const shown = want === "all" ? list : list.filter((e) => e.freshness === want);
   if (!list.length) {
-    evidenceTable.replaceChildren(h("p", { role: "status", class: "empty" }, "No evidence recorded yet: record results with twin.record_evidence (pinned to the revisions they were computed against) and they appear here."));
+    fill(evidenceTable, h("p", { role: "status", class: "empty" }, "No evidence recorded yet: record results with twin.record_evidence (pinned to the revisions they were computed against) and they appear here."));
     return;
   }
-  evidenceTable.replaceChildren(
+  fill(evidenceTable, 
     h(
       "table",
       {},
@@ -256,7 +256,7 @@ watch(`/v1/projects/${q(id)}`, (d) => {
   drawEvidence(d.evidence);
 }, {
   onError: (err) => {
-    header.replaceChildren(
+    fill(header, 
       h("p", { role: "alert", class: "error" }, err.message),
       err.status === 404 ? h("p", {}, h("a", { href: "/" }, "See the projects")) : null,
     );

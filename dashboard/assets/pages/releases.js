@@ -4,7 +4,7 @@
 // the baselines, and the promotion attempts. ?gate= keeps the gate opened.
 // Live from GET /v1/promotion (gates, baselines, packages, promotions).
 import { h, mount, param, region, setParams, watch } from "/assets/app.js";
-import { projectScope } from "/assets/project_pages.js";
+import { fill, projectScope } from "/assets/project_pages.js";
 
 const q = encodeURIComponent;
 
@@ -26,7 +26,7 @@ function table(headers, rows) {
 
 if (project) {
   document.getElementById("title").textContent = `Releases — ${project.name}`;
-  scope.replaceChildren(
+  fill(scope, 
     h(
       "p",
       { class: "muted" },
@@ -44,7 +44,7 @@ if (project) {
 
   function drawGates(list) {
     const open = param("gate");
-    gates.replaceChildren(
+    fill(gates, 
       h("h2", {}, "Maturity gates"),
       ...list.map((g) =>
         h(
@@ -78,7 +78,7 @@ if (project) {
   }
 
   function drawPackages(list) {
-    packages.replaceChildren(
+    fill(packages, 
       h("h2", {}, "Release packages"),
       list.length
         ? table(
@@ -100,7 +100,7 @@ if (project) {
   }
 
   function drawBaselines(list) {
-    baselines.replaceChildren(
+    fill(baselines, 
       h("h2", {}, "Baselines"),
       list.length
         ? table(
@@ -122,7 +122,7 @@ if (project) {
   }
 
   function drawPromotions(list) {
-    promotions.replaceChildren(
+    fill(promotions, 
       h("h2", {}, "Promotion attempts"),
       list.length
         ? table(

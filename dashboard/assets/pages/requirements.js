@@ -5,7 +5,7 @@
 // computed against, fresh or stale). ?status= keeps the filter. Live from
 // GET /v1/requirements.
 import { fmt, h, mount, param, region, setParams, watch } from "/assets/app.js";
-import { projectScope } from "/assets/project_pages.js";
+import { fill, projectScope } from "/assets/project_pages.js";
 
 const STATUSES = ["pass", "fail", "stale", "no_data"];
 const q = encodeURIComponent;
@@ -30,7 +30,7 @@ if (project) {
     STATUSES.map((s) => h("option", { value: s }, s)),
   );
   filter.value = STATUSES.includes(param("status")) ? param("status") : "all";
-  scope.replaceChildren(
+  fill(scope, 
     h(
       "p",
       { class: "muted" },
@@ -75,7 +75,7 @@ if (project) {
     last = data;
     const rows = data.requirements || [];
     const s = data.summary || {};
-    summary.replaceChildren(
+    fill(summary, 
       rows.length
         ? h(
             "p",
@@ -89,10 +89,10 @@ if (project) {
     const want = filter.value;
     const shown = want === "all" ? rows : rows.filter((r) => r.status === want);
     if (!rows.length) {
-      matrix.replaceChildren();
+      fill(matrix);
       return;
     }
-    matrix.replaceChildren(
+    fill(matrix, 
       h(
         "table",
         {},

@@ -5,7 +5,7 @@
 // long. ?tool= keeps the calls' filter. Live from GET
 // /v1/ledger/sessions/{id} and /v1/ledger/actions?session={id}.
 import { h, mount, param, pathID, region, setParams, watch } from "/assets/app.js";
-import "/assets/project_pages.js";
+import { fill } from "/assets/project_pages.js";
 
 const id = pathID();
 const q = encodeURIComponent;
@@ -37,14 +37,14 @@ function failure(el, err) {
       : err.status === 404
         ? " It may not have made a call yet."
         : "";
-  el.replaceChildren(h("p", { role: "alert", class: "error" }, err.message + hint));
+  fill(el, h("p", { role: "alert", class: "error" }, err.message.replace(/\.?$/, ".") + hint));
 }
 
 watch(
   `/v1/ledger/sessions/${q(id)}`,
   (d) => {
     const s = d.session;
-    header.replaceChildren(
+    fill(header, 
       h(
         "table",
         { class: "facts" },
@@ -66,7 +66,7 @@ watch(
       ),
     );
     const events = d.events || [];
-    narrative.replaceChildren(
+    fill(narrative, 
       h("h2", {}, "Narrative"),
       events.length
         ? h(
@@ -92,10 +92,10 @@ function drawCalls(list) {
   const needle = filter.value.trim().toLowerCase();
   const shown = needle ? list.filter((a) => a.tool_id.toLowerCase().includes(needle)) : list;
   if (!list.length) {
-    calls.replaceChildren(h("p", { role: "status", class: "empty" }, "No calls recorded for this session yet."));
+    fill(calls, h("p", { role: "status", class: "empty" }, "No calls recorded for this session yet."));
     return;
   }
-  calls.replaceChildren(
+  fill(calls, 
     h(
       "table",
       {},
