@@ -183,10 +183,10 @@ func TestDashboardProjectPages(t *testing.T) {
 			FlatLines, HierarchicalRows                int
 		} `json:"bom"`
 		Releases struct {
-			Gates                           []string
+			Gates                            []string
 			EmptyPackages, Baseline, Address string
-			BaselineStatus                  int
-			G8StillOpen                     bool
+			BaselineStatus                   int
+			G8StillOpen                      bool
 		} `json:"releases"`
 		Session struct {
 			Client, FirstCall string

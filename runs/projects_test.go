@@ -109,7 +109,7 @@ func (r *pagesRig) bracket() (stale, fresh, failing string) {
 		map[string]any{"name": "stiff", "metric": "tip_deflection", "operator": "<=", "limit": 0.5, "unit": "mm", "verification_method": "analysis"},
 		map[string]any{"name": "strong", "metric": "von_mises", "operator": "<=", "limit": 100, "unit": "MPa", "verification_method": "analysis"},
 		map[string]any{"name": "no resonance", "metric": "first_mode", "operator": ">=", "limit": 100, "unit": "Hz", "verification_method": "test"},
-		map[string]any{"name": "cheap", "metric": "unit_cost", "operator": "<=", "limit": 10, "unit": "USD", "verification_method": "inspection"},
+		map[string]any{"name": "payload", "metric": "payload_mass", "operator": ">=", "limit": 0.5, "unit": "kg", "verification_method": "test"},
 	}})
 	r.call("twin.commit_geometry", map[string]any{"name": "Bracket", "step_base64": stepBase64})
 	stale = r.call("twin.record_evidence", map[string]any{"name": "Modal survey", "kind": "simulation", "metric": "first_mode", "value": 140,
@@ -225,7 +225,7 @@ func TestRequirementsRoute(t *testing.T) {
 	stale, fresh, failing := r.bracket()
 	m := r.ok("/v1/requirements?project=" + r.project)
 	rows := twintest.RowsBy(t, m["requirements"], "requirement")
-	for name, status := range map[string]string{"stiff": "pass", "strong": "fail", "no resonance": "stale", "cheap": "no_data"} {
+	for name, status := range map[string]string{"stiff": "pass", "strong": "fail", "no resonance": "stale", "payload": "no_data"} {
 		if rows[name]["status"] != status {
 			t.Errorf("%s: %v, want %s", name, rows[name], status)
 		}
