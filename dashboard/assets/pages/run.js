@@ -26,6 +26,12 @@ function when(iso) {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}:${p(d.getSeconds())}`;
 }
 
+// fill replaces el's children with nodes, leaving out the null ones
+// (replaceChildren would print them).
+function fill(el, ...nodes) {
+  el.replaceChildren(...nodes.flat(Infinity).filter((n) => n !== null && n !== undefined && n !== false));
+}
+
 function badge(status) {
   return h("span", { class: `badge ${status || ""}`, dataset: { status: status || "" } }, status || "—");
 }
@@ -42,6 +48,8 @@ section.gate { margin: 0 0 1rem; }
 section.gate h3 { font-size: 1rem; margin: 0 0 .5rem; }
 #decide-inputs { margin: 0 0 .8rem; }
 #status { font-weight: 600; min-height: 1.2em; }
+div.decide { margin-top: .6rem; }
+div.decide button { margin-right: .4rem; }
 `));
 
 // Inputs first, drawn once: the polls redraw only the regions below.
@@ -77,11 +85,11 @@ let current = null;
 
 function drawSummary(run) {
   const phase = run.phases[run.phase_index];
-  region("summary").replaceChildren(
+  fill(region("summary"),
     h("p", { dataset: { runId: run.run_id, runStatus: run.status, phase: run.phase || "" } },
       "Project ", h("a", { href: `/projects/${encodeURIComponent(run.project_id)}` }, run.project_id),
       " · flow ", h("code", {}, run.flow_id), " · ", badge(run.status),
-      run.phase ? [" · now at ", h("strong", { id: "current-phase" }, run.phase), phase ? [" (", phase.status, ")"] : null] : " · ended"),
+      run.phase ? [" · now at ", h("strong", { id: "current-phase" }, run.phase), phase ? ` (${phase.status})` : null] : " · ended"),
     run.goal ? h("p", { class: "muted" }, run.goal) : null,
     run.reason ? h("p", { class: "error" }, "Stopped: ", run.reason) : null,
     run.verdict
