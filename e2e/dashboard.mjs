@@ -66,7 +66,8 @@ await main(
             return expect.filter((alts) => !alts.some(shown)).map((alts) => alts.join(' or '));
           }, expect);
         let notShown = await missing();
-        while (notShown.length && Date.now() - began < SHOW_MS) {
+        // A page that already failed is not waited for.
+        while (notShown.length && Date.now() - began < SHOW_MS && !consoleErrors.length && !pageErrors.length) {
           await page.waitForTimeout(250);
           notShown = await missing();
         }

@@ -165,7 +165,9 @@ func TestDashboardEveryRoute(t *testing.T) {
 	cmd := command(t, 5*time.Minute, binary, "serve", "--data-dir", r.dataDir,
 		"--temporal-port", strconv.Itoa(ports[0]), "--ui-port", strconv.Itoa(ports[1]),
 		"--http-addr", fmt.Sprintf("127.0.0.1:%d", ports[2]))
-	cmd.Env = append(cmd.Env, "METAFORGE_DASHBOARD_URL="+r.base, "DATABASE_URL="+pgtest.URL(t))
+	// The held call waits through the whole browser run, even one slowed
+	// by failing pages.
+	cmd.Env = append(cmd.Env, "METAFORGE_DASHBOARD_URL="+r.base, "DATABASE_URL="+pgtest.URL(t), "METAFORGE_APPROVAL_HOLD_SECONDS=600")
 	srv := start(t, "metaforge serve", cmd)
 	waitHealthy(t, srv, r.base+"/healthz", 2*time.Minute)
 	r.token = operatorToken(t, r.dataDir)
@@ -248,7 +250,15 @@ func TestDashboardEveryRoute(t *testing.T) {
 		"/releases":      {Path: "/releases?project=" + project},
 		"/sessions/{id}": {Path: "/sessions/" + url.PathEscape(session), Expect: [][]string{{session}}},
 	}
-	var pages []dashPage
+	// The pages served beside the route table first: the Approvals page
+	// while the held call is sure to wait.
+	pages := []dashPage{
+		{Name: "approvals", Path: "/approvals", Expect: [][]string{{held.id}, {pendingApproval}}},
+		{Name: "runs", Path: "/runs", Expect: [][]string{{runID}}},
+		{Name: "changes", Path: "/changes"},
+		{Name: "sessions", Path: "/sessions"},
+		{Name: "knowledge", Path: "/knowledge"},
+	}
 	for _, route := range dashboard.Routes {
 		pg, ok := open[route.Path]
 		if !ok {
@@ -262,13 +272,6 @@ func TestDashboardEveryRoute(t *testing.T) {
 		pg.Name = strings.Trim(strings.NewReplacer("/", "-", "{$}", "home", "{id}", "id").Replace(route.Path), "-")
 		pages = append(pages, pg)
 	}
-	pages = append(pages,
-		dashPage{Name: "runs", Path: "/runs", Expect: [][]string{{runID}}},
-		dashPage{Name: "approvals", Path: "/approvals", Expect: [][]string{{held.id}, {pendingApproval}}},
-		dashPage{Name: "changes", Path: "/changes"},
-		dashPage{Name: "sessions", Path: "/sessions"},
-		dashPage{Name: "knowledge", Path: "/knowledge"},
-	)
 
 	// Every link the results carried, once per address, with what the
 	// page must show for its kind.
