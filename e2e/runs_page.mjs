@@ -34,7 +34,8 @@ await main(
       const row = page.locator(`tr[data-run-id="${runID}"]`);
       await row.waitFor({ state: 'visible' });
       observed.rowText = (await row.innerText()).trim();
-      observed.temporalLink = await row.locator('a').getAttribute('href');
+      observed.temporalLink = await row.locator('a.temporal-ui').getAttribute('href');
+      observed.runLink = await row.locator('a.run-link').getAttribute('href');
       await row.locator('button.approve').waitFor({ state: 'visible' });
       observed.buttons = await row.locator('button').allInnerTexts();
       const isDecision = (r) => new URL(r.url()).pathname.startsWith(`/v1/runs/${runID}/gates/`) && r.method() === 'POST';

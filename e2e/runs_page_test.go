@@ -56,6 +56,7 @@ func TestRunsPage(t *testing.T) {
 	var o struct {
 		RowText        string         `json:"rowText"`
 		TemporalLink   string         `json:"temporalLink"`
+		RunLink        string         `json:"runLink"`
 		Buttons        []string       `json:"buttons"`
 		DecisionStatus int            `json:"decisionStatus"`
 		DecisionResp   map[string]any `json:"decisionResponse"`
@@ -73,6 +74,9 @@ func TestRunsPage(t *testing.T) {
 	}
 	if !strings.HasSuffix(o.TemporalLink, "/namespaces/default/workflows/design-flow-"+runID) {
 		t.Errorf("the run's Temporal UI link: %q", o.TemporalLink)
+	}
+	if o.RunLink != "/runs/"+runID {
+		t.Errorf("the run's row links to %q, want its page /runs/%s", o.RunLink, runID)
 	}
 	if strings.Join(o.Buttons, ",") != "approve,reject,rework" || o.DecisionStatus != http.StatusOK || o.DecisionResp["decider"] != "operator:dana" ||
 		o.DecisionResp["decider_verified"] != true {

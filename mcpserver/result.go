@@ -30,7 +30,7 @@ func (s *Server) toolResult(res workflows.ToolCallResult) (*mcp.CallToolResult, 
 		if isJSONObject(res.Data) {
 			out.StructuredContent = res.Data
 		}
-		if links := s.linksFor(res.ToolID, res.Data); links != nil {
+		if links := s.linksFor(res.ToolID, res.CallID, res.Data); links != nil {
 			out.Meta["links"] = links
 		}
 		withApproval(out, res.Approval)
