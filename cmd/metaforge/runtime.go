@@ -18,6 +18,7 @@ import (
 	"github.com/metaforge/metaforge/knowledge"
 	"github.com/metaforge/metaforge/mcpserver"
 	"github.com/metaforge/metaforge/runs"
+	"github.com/metaforge/metaforge/simresults"
 	"github.com/metaforge/metaforge/worker"
 	"github.com/metaforge/metaforge/workflows"
 )
@@ -48,6 +49,9 @@ type runtime struct {
 	approvals *approvals.Index
 	// library is the knowledge base and the component catalogue.
 	library *library
+	// results serves FEA results' fields to the dashboard's /sim page,
+	// read from the calls' files in the workspace.
+	results simresults.Handler
 }
 
 // startRuntime connects to (or embeds) Temporal, builds the catalogue, and
@@ -84,6 +88,7 @@ func startRuntime(ctx context.Context, opts worker.TemporalOptions, rtOpts runti
 		tw.Narrative = sessionNarrative{ledger: ops.ledger}
 	}
 	ws := workspaceFor(rtOpts.dataDir, rtOpts.roots)
+	rt.results = simresults.New(worker.CallLookup{Client: t.Client}, tw.Store, ws)
 	if rt.library, err = openLibrary(ctx, rtOpts.dataDir); err != nil {
 		rt.stop()
 		return nil, err
@@ -199,7 +204,7 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 			runs.Releases{Runs: rt.runs, Twin: rt.twin.Store, Authority: authority, Logger: logger,
 				TemporalUI: rt.temporal.UIAddress}, runs.BOM{Twin: rt.twin.Store},
 			runs.Projects{Twin: rt.twin.Store, Runs: rt.runs, Holds: rt.approvals}, runs.Requirements{Twin: rt.twin.Store},
-			knowledge.Handler{Store: rt.library.knowledgeStore()}, dashboard.Handler{}}, rt.ops.routes()...),
+			knowledge.Handler{Store: rt.library.knowledgeStore()}, rt.results, dashboard.Handler{}}, rt.ops.routes()...),
 		Observers:    rt.ops.observers(),
 		DashboardURL: os.Getenv("METAFORGE_DASHBOARD_URL"),
 		Profile:      rt.profile,
