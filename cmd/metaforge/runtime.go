@@ -197,7 +197,7 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 			TemporalUI: rt.temporal.UIAddress}, runs.ChangesHandler{Changes: rt.changes, Runs: rt.runs, Store: rt.twin.Store,
 			Authority: authority, Logger: logger, TemporalUI: rt.temporal.UIAddress},
 			runs.Releases{Runs: rt.runs, Twin: rt.twin.Store, Authority: authority, Logger: logger,
-				TemporalUI: rt.temporal.UIAddress}, runs.BOM{Twin: rt.twin.Store},
+				TemporalUI: rt.temporal.UIAddress}, runs.BOM{Twin: rt.twin.Store}, runs.Waveforms{Runs: rt.runs},
 			knowledge.Handler{Store: rt.library.knowledgeStore()}, dashboard.Handler{}}, rt.ops.routes()...),
 		Observers:    rt.ops.observers(),
 		DashboardURL: os.Getenv("METAFORGE_DASHBOARD_URL"),
