@@ -198,6 +198,7 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 			Authority: authority, Logger: logger, TemporalUI: rt.temporal.UIAddress},
 			runs.Releases{Runs: rt.runs, Twin: rt.twin.Store, Authority: authority, Logger: logger,
 				TemporalUI: rt.temporal.UIAddress}, runs.BOM{Twin: rt.twin.Store}, runs.Waveforms{Runs: rt.runs},
+			runs.TwinViews{Twin: rt.twin.Store, Blobs: rt.twin.Blobs, Runs: rt.runs, MeshCache: browserMeshCache(rt.twin.Blobs)},
 			knowledge.Handler{Store: rt.library.knowledgeStore()}, dashboard.Handler{}}, rt.ops.routes()...),
 		Observers:    rt.ops.observers(),
 		DashboardURL: os.Getenv("METAFORGE_DASHBOARD_URL"),
