@@ -146,6 +146,11 @@ func TestTwinViewRoutes(t *testing.T) {
 		!strings.HasPrefix(cp.Mesh, "/v1/twin/mesh?") {
 		t.Errorf("column part %+v", cp)
 	}
+	var part runs.ModelView
+	if code := getJSON("/v1/twin/model?"+q("project", r.project, "node", plate), &part); code != http.StatusOK || len(part.Parts) != 1 ||
+		part.Parts[0].Ref != plate || len(part.Parts[0].Placements) != 0 || part.Node.Type != "cad_model" {
+		t.Errorf("model of a cad_model: %d %+v", code, part)
+	}
 	var other runs.ModelView
 	if code := getJSON("/v1/twin/model?"+q("project", r.project, "node", plateBOM), &other); code != http.StatusOK || len(other.Parts) != 0 ||
 		!strings.Contains(other.Note, "is a component_selection: it has no shape to draw") {

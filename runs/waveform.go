@@ -19,6 +19,7 @@ import (
 	"go.temporal.io/api/workflowservice/v1"
 
 	"github.com/metaforge/metaforge/adapters/spice"
+	"github.com/metaforge/metaforge/approvals"
 	"github.com/metaforge/metaforge/internal/httpjson"
 	"github.com/metaforge/metaforge/workflows"
 )
@@ -140,6 +141,12 @@ func (h Waveforms) waveform(w http.ResponseWriter, r *http.Request) {
 	httpjson.Write(w, http.StatusOK, view)
 }
 
+// results reads ended calls' results (only ever asked of a call seen
+// completed, so it never waits).
+func (h Waveforms) results() approvals.Queue {
+	return approvals.Queue{Client: h.Runs.Client, Namespace: h.Runs.namespace()}
+}
+
 // callResult reads the result of workflow call-<callID>, with the HTTP
 // status and a sentence saying what to do when there is none yet.
 func (h Waveforms) callResult(ctx context.Context, callID string) (workflows.ToolCallResult, *time.Time, int, error) {
@@ -162,8 +169,8 @@ func (h Waveforms) callResult(ctx context.Context, callID string) (workflows.Too
 		st := strings.ToLower(strings.TrimPrefix(info.GetStatus().String(), "WORKFLOW_EXECUTION_STATUS_"))
 		return workflows.ToolCallResult{}, nil, http.StatusUnprocessableEntity, fmt.Errorf("call %s ended %s, without a result: run the simulation again", callID, st)
 	}
-	var res workflows.ToolCallResult
-	if err := h.Runs.Client.GetWorkflow(ctx, id, info.GetExecution().GetRunId()).Get(ctx, &res); err != nil {
+	res, err := h.results().Result(ctx, callID)
+	if err != nil {
 		return workflows.ToolCallResult{}, nil, http.StatusServiceUnavailable, fmt.Errorf("read the result of workflow %s: %w", id, err)
 	}
 	var closed *time.Time
@@ -369,8 +376,8 @@ func (h Waveforms) list(w http.ResponseWriter, r *http.Request) {
 
 // describeCall fills what a listed call simulated from its result.
 func (h Waveforms) describeCall(ctx context.Context, c *WaveformCall) {
-	var res workflows.ToolCallResult
-	if err := h.Runs.Client.GetWorkflow(ctx, workflows.CallWorkflowID(c.CallID), "").Get(ctx, &res); err != nil {
+	res, err := h.results().Result(ctx, c.CallID)
+	if err != nil {
 		c.Error = "its result cannot be read now: " + err.Error()
 		return
 	}
