@@ -319,7 +319,7 @@ func TestDecimate(t *testing.T) {
 	}
 	a[4321], b[77] = 9, -3 // lone spikes
 	for _, mp := range []int{6, 10, 99, 500, 10000} {
-		idx := decimate(n, mp, [][]float64{a, b})
+		idx := Decimate(n, mp, [][]float64{a, b})
 		if len(idx) > mp || len(idx) == 0 {
 			t.Fatalf("max %d: %d points", mp, len(idx))
 		}
@@ -334,10 +334,10 @@ func TestDecimate(t *testing.T) {
 			t.Fatalf("max %d: extremes or ends lost", mp)
 		}
 	}
-	if got := decimate(5, 10, [][]float64{{1, 2, 3, 4, 5}}); len(got) != 5 {
+	if got := Decimate(5, 10, [][]float64{{1, 2, 3, 4, 5}}); len(got) != 5 {
 		t.Fatalf("short series decimated: %v", got)
 	}
-	if got := decimate(100, 3, [][]float64{a[:100], b[:100]}); len(got) != 3 {
+	if got := Decimate(100, 3, [][]float64{a[:100], b[:100]}); len(got) != 3 {
 		t.Fatalf("fallback: %v", got)
 	}
 }

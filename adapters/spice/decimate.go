@@ -2,14 +2,14 @@ package spice
 
 import "sort"
 
-// decimate picks at most maxPoints indices of n points so that every
+// Decimate picks at most maxPoints indices of n points so that every
 // series keeps its extremes: the points are cut into buckets and each bucket
 // keeps, for every series, the index of its minimum and of its maximum, plus
 // the first and last point overall. It uses the most buckets that stay within
 // maxPoints. The global minimum and maximum of every series are always kept
 // when maxPoints >= 2 x len(series) + 2; below that it falls back to evenly
 // spaced points. The indices come back sorted.
-func decimate(n, maxPoints int, series [][]float64) []int {
+func Decimate(n, maxPoints int, series [][]float64) []int {
 	if n <= maxPoints {
 		idx := make([]int, n)
 		for i := range idx {

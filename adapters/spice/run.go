@@ -284,7 +284,7 @@ func summarise(out *Output, p *Plot, j job) error {
 			all = append(all, phase[v])
 		}
 	}
-	idx := decimate(p.Points, j.maxPoints, all)
+	idx := Decimate(p.Points, j.maxPoints, all)
 	w := &Waveform{ScaleName: out.Scale, Vectors: map[string][]Num{}, Decimated: len(idx) < p.Points}
 	for _, i := range idx {
 		w.Scale = append(w.Scale, Num(p.Real[0][i]))

@@ -41,3 +41,13 @@ func twinProbe(s twin.Store) health.Probe {
 		return health.Component{Mode: st.Backend, Address: st.Address, Reachable: st.Reachable, Durable: st.Durable, Detail: st.Detail, Error: st.Error}
 	}
 }
+
+// browserMeshCache is where the dashboard keeps parts tessellated for the
+// browser: beside the blob store, in the data dir; "" (no cache) without
+// one.
+func browserMeshCache(blobs *twin.BlobStore) string {
+	if blobs == nil {
+		return ""
+	}
+	return filepath.Join(filepath.Dir(blobs.Dir()), "browser-meshes")
+}
