@@ -232,6 +232,11 @@ func TestEveryLinkedPageIsServed(t *testing.T) {
 			script = js
 		}
 		for key := range u.Query() {
+			// currentProject (nav.js) is how a page reads ?project: it
+			// also remembers it for the navigation's links.
+			if key == "project" && strings.Contains(script, "currentProject()") {
+				continue
+			}
 			if !strings.Contains(script, `"`+key+`"`) {
 				t.Errorf("%s links to %s, but the page's script never reads ?%s", tool, page, key)
 			}
