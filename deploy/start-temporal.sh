@@ -8,7 +8,8 @@
 # the lines
 #     export TEMPORAL_ADDRESS=127.0.0.1:PORT
 #     export TEMPORAL_NAMESPACE=default
-# Everything else goes to stderr.
+# Everything else goes to stderr. `deploy/start-temporal.sh --build` only
+# builds the binaries (CI runs it beside its other installs).
 #
 # The cluster runs as two processes with deploy/temporal/config.yaml: the
 # frontend (PORT; HTTP API on PORT+10) and the core (history PORT+1,
@@ -40,6 +41,11 @@ set -euo pipefail
 # Only the export lines go to the real stdout (fd 3).
 exec 3>&1 1>&2
 
+BUILD_ONLY=
+if [ "${1:-}" = --build ]; then
+	BUILD_ONLY=1
+	shift
+fi
 PORT="${1:-7233}"
 case "$PORT" in
 '' | *[!0-9]*)
@@ -72,8 +78,18 @@ build() {
 	if [ -x "$BIN_DIR/temporal-server" ] && [ -x "$BIN_DIR/temporal-sql-tool" ]; then
 		return 0
 	fi
-	say "building the Temporal server $VERSION into $BIN_DIR (once per version; a few minutes cold)"
 	mkdir -p "$BIN_DIR"
+	# One build at a time: test packages start their clusters in parallel.
+	exec 8>"$BIN_DIR/.build.lock"
+	flock -w 900 8 || {
+		say "could not lock $BIN_DIR/.build.lock"
+		return 1
+	}
+	if [ -x "$BIN_DIR/temporal-server" ] && [ -x "$BIN_DIR/temporal-sql-tool" ]; then
+		exec 8>&-
+		return 0
+	fi
+	say "building the Temporal server $VERSION into $BIN_DIR (once per version; a few minutes cold)"
 	local tmp
 	tmp="$(mktemp -d "$BIN_DIR/build.XXXXXX")"
 	(cd "$tmp" && GOBIN="$tmp" CGO_ENABLED=0 GOFLAGS=-mod=mod go install -tags disable_grpc_modules \
@@ -81,6 +97,7 @@ build() {
 	mv -f "$tmp/sql" "$BIN_DIR/temporal-sql-tool"
 	mv -f "$tmp/server" "$BIN_DIR/temporal-server"
 	rm -rf "$tmp"
+	exec 8>&-
 }
 
 # schema: databases created and migrated; every step is a no-op when done.
@@ -186,6 +203,10 @@ namespace() {
 	done
 }
 
+if [ -n "$BUILD_ONLY" ]; then
+	build
+	exit 0
+fi
 command -v curl >/dev/null || {
 	say "curl is needed (apt-get install curl)"
 	exit 1
