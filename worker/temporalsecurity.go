@@ -356,8 +356,12 @@ func (s TemporalSecurity) explainDialError(err error) string {
 		return false
 	}
 	switch {
+	case has("PermissionDenied", "Request unauthorized") && s.APIKey == "":
+		return fmt.Sprintf("the cluster authorizes its callers: set %s to a key it accepts", envTemporalAPIKey)
 	case has("PermissionDenied", "Request unauthorized"):
-		return s.explainDenied("(any)", "read")
+		// Only the key itself is checked before GetSystemInfo, which
+		// needs no rights.
+		return fmt.Sprintf("the cluster does not accept the %s given (its signature, signing key id or expiry): set a valid key", envTemporalAPIKey)
 	case has("certificate required", "bad certificate", "unknown certificate", "certificate_required") && !s.MutualTLS():
 		return fmt.Sprintf("the cluster asks for a client certificate (mTLS): set %s and %s (or %s and %s)",
 			envClientCert.legacy, envClientKey.legacy, envClientCertData.legacy, envClientKeyData.legacy)

@@ -1,6 +1,7 @@
 package worker_test
 
 import (
+	"context"
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"math/big"
@@ -11,6 +12,7 @@ import (
 	"go.temporal.io/sdk/client"
 
 	"github.com/metaforge/metaforge/worker"
+	"github.com/metaforge/metaforge/worker/workertest"
 )
 
 func envOf(m map[string]string) func(string) string {
@@ -165,5 +167,26 @@ func TestTemporalSecurityNeverPrintsTheKey(t *testing.T) {
 		if strings.Contains(out, "sekrit") {
 			t.Errorf("%q shows the key", out)
 		}
+	}
+}
+
+// The embedded server speaks plaintext on loopback: TLS and API key
+// settings are ignored there, and health says so without the key.
+func TestEmbeddedIgnoresTemporalSecurity(t *testing.T) {
+	sec, err := worker.TemporalSecurityFromEnv(envOf(map[string]string{"TEMPORAL_API_KEY": "sekrit-embedded", "TEMPORAL_TLS": "true"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	tmp, err := worker.ConnectTemporal(ctx, worker.TemporalOptions{Security: sec, Logger: workertest.QuietLogger(),
+		Embed: worker.DevServerOptions{DataDir: t.TempDir()}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tmp.Close()
+	h := tmp.Probe(ctx)
+	if !h.Reachable || !strings.Contains(h.Detail, "TEMPORAL_TLS, TEMPORAL_API_KEY ignored") || strings.Contains(h.Detail, "sekrit") {
+		t.Errorf("health: %+v", h)
 	}
 }
