@@ -112,7 +112,11 @@ func TestClusterMutualTLS(t *testing.T) {
 	pki := newTestPKI(t)
 	t0 := time.Now()
 	cl := clustertest.Start(t, clustertest.Options{Port: clustertest.PortTLS, Fresh: true, TLSDir: pki.dir})
-	t.Cleanup(func() { cl.Stop(t) })
+	t.Cleanup(func() {
+		t0 := time.Now()
+		cl.Stop(t)
+		t.Logf("cluster stopped in %s", time.Since(t0).Round(time.Millisecond))
+	})
 	t.Logf("cluster up in %s", time.Since(t0).Round(time.Millisecond))
 
 	t1 := time.Now()
@@ -160,7 +164,7 @@ func TestClusterMutualTLS(t *testing.T) {
 
 	t2 := time.Now()
 	_, err = connectFromEnv(t, cl.Address, "default", map[string]string{"TEMPORAL_TLS_CA": pki.path("ca.crt")})
-	mustFail(t, "no client certificate", err, "asks for a client certificate", "set TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY")
+	mustFail(t, "no client certificate", err, "client certificate (mTLS)", "set TEMPORAL_TLS_CERT and TEMPORAL_TLS_KEY (or TEMPORAL_TLS_CERT_DATA and TEMPORAL_TLS_KEY_DATA)")
 	t.Logf("no client certificate: refused in %s", time.Since(t2).Round(time.Millisecond))
 
 	other := newTestPKI(t)
@@ -169,8 +173,10 @@ func TestClusterMutualTLS(t *testing.T) {
 	})
 	mustFail(t, "wrong CA", err, "not signed by the CA in TEMPORAL_TLS_CA")
 
+	t3 := time.Now()
 	_, err = connectFromEnv(t, cl.Address, "default", nil)
 	mustFail(t, "plaintext", err, "TEMPORAL_TLS=true")
+	t.Logf("plaintext: refused in %s", time.Since(t3).Round(time.Millisecond))
 }
 
 // testJWKS is an RS256 key whose public half the cluster reads from a
@@ -226,7 +232,11 @@ func TestClusterAPIKeys(t *testing.T) {
 	admin := jwks.token(t, "temporal-system:admin", "default:admin")
 	t0 := time.Now()
 	cl := clustertest.Start(t, clustertest.Options{Port: clustertest.PortAuth, Fresh: true, JWKS: jwks.path, AdminToken: admin})
-	t.Cleanup(func() { cl.Stop(t) })
+	t.Cleanup(func() {
+		t0 := time.Now()
+		cl.Stop(t)
+		t.Logf("cluster stopped in %s", time.Since(t0).Round(time.Millisecond))
+	})
 	t.Logf("cluster up in %s", time.Since(t0).Round(time.Millisecond))
 
 	plaintext := map[string]string{"TEMPORAL_TLS": "false"}

@@ -365,6 +365,11 @@ func (s TemporalSecurity) explainDialError(err error) string {
 	case has("certificate required", "bad certificate", "unknown certificate", "certificate_required") && !s.MutualTLS():
 		return fmt.Sprintf("the cluster asks for a client certificate (mTLS): set %s and %s (or %s and %s)",
 			envClientCert.legacy, envClientKey.legacy, envClientCertData.legacy, envClientKeyData.legacy)
+	case s.TLS != nil && !s.MutualTLS() && has("broken pipe", "connection reset", "EOF", "server preface"):
+		// The server's "certificate required" alert races the client's
+		// first write: the client may see only the closed connection.
+		return fmt.Sprintf("the cluster closed the TLS connection, as one that asks for a client certificate (mTLS) does: set %s and %s (or %s and %s)",
+			envClientCert.legacy, envClientKey.legacy, envClientCertData.legacy, envClientKeyData.legacy)
 	case has("certificate required", "bad certificate", "unknown certificate", "expired certificate", "certificate_required"):
 		return fmt.Sprintf("the cluster did not accept the client certificate (%s): it must be signed by a CA the cluster trusts, and current",
 			envClientCert.legacy)
