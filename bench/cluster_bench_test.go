@@ -59,8 +59,9 @@ import (
 //
 // METAFORGE_BENCH_PPROF_DIR=DIR also writes Go CPU profiles of the
 // cluster's processes over METAFORGE_BENCH_PPROF_SECONDS (5) of each
-// round; profiling costs the server CPU, so take the figures from a run
-// without it.
+// round, with `go tool pprof -top` of each beside it (.top.txt);
+// profiling costs the server CPU, so take the figures from a run without
+// it.
 //
 // Linux only (/proc). It starts and stops its own cluster on PortBench.
 func BenchmarkCluster(b *testing.B) {
@@ -141,23 +142,32 @@ func (t *clusterTopology) compare(b *testing.B, p phase) {
 		settings[n] = &setting{workers: n, slot: map[int]int{}, labels: make([][]string, n)}
 	}
 	per := b.N / len(roundPattern)
+	// The framework's first probe (b.N=1) logs nothing: a benchmark's
+	// log is cut at 10 lines, the probe's first.
+	logf := b.Logf
+	if per == 0 {
+		logf = func(string, ...any) {}
+	}
 	b.ResetTimer()
 	b.StopTimer()
+	var rounds []string
 	for i, n := range roundPattern {
 		calls := per
 		if i == len(roundPattern)-1 {
 			calls = b.N - per*(len(roundPattern)-1)
 		}
 		if calls > 0 {
-			t.round(b, p, settings[n], calls, fmt.Sprintf("%s-%dworker-round%d", p.name, n, i+1))
+			rate := t.round(b, p, settings[n], calls, fmt.Sprintf("%s-%dworker-round%d", p.name, n, i+1), logf)
+			rounds = append(rounds, fmt.Sprintf("%dw %.1f", n, rate))
 		}
 	}
+	logf("%s: calls/s of each round: %s", p.name, strings.Join(rounds, ", "))
 	one, two := settings[1], settings[2]
 	b.ReportMetric(one.rate(), "calls/s-1w")
 	b.ReportMetric(ms(percentiles(one.lat).p50), "p50-ms-1w")
 	b.ReportMetric(one.cpuPerCall(), "cpu-ms/call-1w")
-	b.Logf("%s, 1 worker: %d calls, %.1f calls/s; CPU ms per call: %s", p.name, len(one.calls), one.rate(), one.cpu.perCall(len(one.calls)))
-	t.checkShares(b, p, one)
+	logf("%s, 1 worker: %d calls, %.1f calls/s; CPU ms per call: %s", p.name, len(one.calls), one.rate(), one.cpu.perCall(len(one.calls)))
+	t.checkShares(b, p, one, logf)
 	if len(two.calls) == 0 {
 		return
 	}
@@ -166,14 +176,15 @@ func (t *clusterTopology) compare(b *testing.B, p phase) {
 	b.ReportMetric(two.cpuPerCall(), "cpu-ms/call-2w")
 	b.ReportMetric(two.rate()/one.rate(), "x-calls/s")
 	b.ReportMetric(two.cpuPerCall()/one.cpuPerCall(), "x-cpu/call")
-	b.Logf("%s, 2 workers: %d calls, %.1f calls/s; CPU ms per call: %s", p.name, len(two.calls), two.rate(), two.cpu.perCall(len(two.calls)))
-	b.Logf("%s: 2 workers / 1 worker: calls/s x%.2f, CPU per call x%.2f", p.name, two.rate()/one.rate(), two.cpuPerCall()/one.cpuPerCall())
-	t.checkShares(b, p, two)
+	logf("%s, 2 workers: %d calls, %.1f calls/s; CPU ms per call: %s", p.name, len(two.calls), two.rate(), two.cpu.perCall(len(two.calls)))
+	logf("%s: 2 workers / 1 worker: calls/s x%.2f, CPU per call x%.2f", p.name, two.rate()/one.rate(), two.cpuPerCall()/one.cpuPerCall())
+	t.checkShares(b, p, two, logf)
 }
 
 // round sets the workers, warms them up when they changed, and makes
-// calls calls of p, adding what it measured to s.
-func (t *clusterTopology) round(b *testing.B, p phase, s *setting, calls int, name string) {
+// calls calls of p, adding what it measured to s; it returns the round's
+// calls/s.
+func (t *clusterTopology) round(b *testing.B, p phase, s *setting, calls int, name string, logf func(string, ...any)) float64 {
 	sessions := t.sessions[:p.concurrency]
 	if p.workers(t, b, s.workers) {
 		// Warm-up: every session calls a few times, so every worker has
@@ -182,7 +193,7 @@ func (t *clusterTopology) round(b *testing.B, p phase, s *setting, calls int, na
 			b.Fatalf("%s: warm-up: %v", name, err)
 		}
 	}
-	var profiles func(func(string, ...any))
+	var profiles func() error
 	if dir := os.Getenv("METAFORGE_BENCH_PPROF_DIR"); dir != "" && calls >= minShareCalls {
 		seconds := 5
 		if v, err := strconv.Atoi(os.Getenv("METAFORGE_BENCH_PPROF_SECONDS")); err == nil && v > 0 {
@@ -199,14 +210,14 @@ func (t *clusterTopology) round(b *testing.B, p phase, s *setting, calls int, na
 		b.Fatalf("%s: %v", name, err)
 	}
 	if profiles != nil {
-		profiles(b.Logf)
+		if err := profiles(); err != nil {
+			logf("%s: %v", name, err)
+		}
 	}
 	if len(after.missingPIDs) > 0 {
-		b.Logf("%s: processes not read: %v", name, after.missingPIDs)
+		logf("%s: processes not read: %v", name, after.missingPIDs)
 	}
 	use := after.since(before)
-	b.Logf("%s: %d calls from %d sessions, %.1f calls/s, CPU ms per call: %s", name, calls, p.concurrency,
-		float64(calls)/use.elapsed.Seconds(), use.perCall(calls))
 	s.calls, s.lat, s.cpu = append(s.calls, ids...), append(s.lat, lat...), s.cpu.plus(use)
 	for i, w := range p.measured(t) {
 		if _, seen := s.slot[w.pid]; !seen {
@@ -214,12 +225,13 @@ func (t *clusterTopology) round(b *testing.B, p phase, s *setting, calls int, na
 			s.labels[i] = append(s.labels[i], fmt.Sprintf("%s (pid %d)", w.label, w.pid))
 		}
 	}
+	return float64(calls) / use.elapsed.Seconds()
 }
 
 // checkShares reads who ran each call of s and reports each worker's
 // share; with two workers it fails unless each ran between minShare and
 // maxShare of them.
-func (t *clusterTopology) checkShares(b *testing.B, p phase, s *setting) {
+func (t *clusterTopology) checkShares(b *testing.B, p phase, s *setting, logf func(string, ...any)) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	bySlot := make([]int, s.workers)
@@ -240,7 +252,7 @@ func (t *clusterTopology) checkShares(b *testing.B, p phase, s *setting) {
 		shares = append(shares, fmt.Sprintf("%s: %d (%.1f%%)", strings.Join(s.labels[i], " then "), n,
 			100*float64(n)/float64(len(s.calls))))
 	}
-	b.Logf("%s, %d worker(s): calls per worker: %s", p.name, s.workers, strings.Join(shares, "; "))
+	logf("%s, %d worker(s): calls per worker: %s", p.name, s.workers, strings.Join(shares, "; "))
 	if len(others) > 0 {
 		b.Fatalf("%s: calls ran on processes that were not its workers then (calls by pid: %v)", p.name, others)
 	}
@@ -251,7 +263,7 @@ func (t *clusterTopology) checkShares(b *testing.B, p phase, s *setting) {
 		b.ReportMetric(100*float64(n)/float64(len(s.calls)), fmt.Sprintf("share-w%d-%%", i+1))
 	}
 	if len(s.calls) < minShareCalls {
-		b.Logf("%d calls with two workers: the shares are checked from %d", len(s.calls), minShareCalls)
+		logf("%d calls with two workers: the shares are checked from %d", len(s.calls), minShareCalls)
 		return
 	}
 	for i, n := range bySlot {

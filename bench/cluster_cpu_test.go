@@ -5,6 +5,7 @@ package bench
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -234,34 +235,31 @@ func onlineCPUs() int {
 // clusterProfiles takes Go CPU profiles of the cluster's frontend and core
 // (their /debug/pprof, which deploy/start-temporal.sh serves on PORT+20
 // and PORT+21 under TEMPORAL_PPROF=1) over seconds, into dir, named for
-// the phase. It returns at once; wait ends when both are written and logs
-// the core profile's top functions (go tool pprof -top).
-func (t *clusterTopology) clusterProfiles(dir, phase string, seconds int) (wait func(logf func(string, ...any))) {
-	type result struct {
-		path string
-		err  error
-	}
-	results := make(chan result, 2)
+// the phase. It returns at once; wait returns when both are written, each
+// with its `go tool pprof -top` beside it (NAME.top.txt).
+func (t *clusterTopology) clusterProfiles(dir, phase string, seconds int) (wait func() error) {
+	results := make(chan error, 2)
 	for name, port := range map[string]int{"core": t.cluster.Port + 21, "frontend": t.cluster.Port + 20} {
 		path := filepath.Join(dir, fmt.Sprintf("%s-%s.pprof", name, phase))
-		go func() { results <- result{path, fetchProfile(port, seconds, path)} }()
+		go func() {
+			if err := fetchProfile(port, seconds, path); err != nil {
+				results <- fmt.Errorf("profile of the %s: %w", name, err)
+				return
+			}
+			top, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=40", path).CombinedOutput()
+			if err != nil {
+				results <- fmt.Errorf("go tool pprof -top %s: %w: %s", path, err, top)
+				return
+			}
+			results <- os.WriteFile(strings.TrimSuffix(path, ".pprof")+".top.txt", top, 0o644)
+		}()
 	}
-	return func(logf func(string, ...any)) {
+	return func() error {
+		var errs []error
 		for range 2 {
-			r := <-results
-			if r.err != nil {
-				logf("profile %s: %v", r.path, r.err)
-				continue
-			}
-			logf("CPU profile over %d s written to %s", seconds, r.path)
-			if strings.Contains(filepath.Base(r.path), "core-") {
-				out, err := exec.Command("go", "tool", "pprof", "-top", "-nodecount=25", r.path).CombinedOutput()
-				if err != nil {
-					logf("go tool pprof -top %s: %v", r.path, err)
-				}
-				logf("%s", out)
-			}
+			errs = append(errs, <-results)
 		}
+		return errors.Join(errs...)
 	}
 }
 
