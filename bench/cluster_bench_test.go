@@ -78,6 +78,9 @@ const (
 	// checked on (b.N=1, the framework's first probe, has none).
 	minShareCalls      = 40
 	minShare, maxShare = 0.35, 0.65
+	// firstWarmups is the calls per session before a phase's first
+	// round; roundWarmups those after its workers changed.
+	firstWarmups, roundWarmups = 10, 3
 )
 
 // phase is one kind of call and the workers it is measured over.
@@ -148,6 +151,16 @@ func (t *clusterTopology) compare(b *testing.B, p phase) {
 	if per == 0 {
 		logf = func(string, ...any) {}
 	}
+	// The first round of a phase came out slower than the later ones
+	// with the same workers (a fresh cluster's caches, PostgreSQL's
+	// among them, and the processes' heaps still growing), which favoured
+	// two workers: a longer warm-up first.
+	if per > 0 {
+		p.workers(t, b, roundPattern[0])
+		if _, _, err := t.run(t.sessions[:p.concurrency], firstWarmups*p.concurrency, p.call); err != nil {
+			b.Fatalf("%s: warm-up: %v", p.name, err)
+		}
+	}
 	b.ResetTimer()
 	b.StopTimer()
 	var rounds []string
@@ -189,7 +202,7 @@ func (t *clusterTopology) round(b *testing.B, p phase, s *setting, calls int, na
 	if p.workers(t, b, s.workers) {
 		// Warm-up: every session calls a few times, so every worker has
 		// polled, cached and connected before anything is measured.
-		if _, _, err := t.run(sessions, 3*p.concurrency, p.call); err != nil {
+		if _, _, err := t.run(sessions, roundWarmups*p.concurrency, p.call); err != nil {
 			b.Fatalf("%s: warm-up: %v", name, err)
 		}
 	}
