@@ -178,6 +178,7 @@ func (t *clusterTopology) compare(b *testing.B, p phase) {
 	one, two := settings[1], settings[2]
 	b.ReportMetric(one.rate(), "calls/s-1w")
 	b.ReportMetric(ms(percentiles(one.lat).p50), "p50-ms-1w")
+	b.ReportMetric(ms(percentiles(one.lat).max), "max-ms-1w")
 	b.ReportMetric(one.cpuPerCall(), "cpu-ms/call-1w")
 	logf("%s, 1 worker: %d calls, %.1f calls/s; CPU ms per call: %s", p.name, len(one.calls), one.rate(), one.cpu.perCall(len(one.calls)))
 	t.checkShares(b, p, one, logf)
@@ -186,6 +187,7 @@ func (t *clusterTopology) compare(b *testing.B, p phase) {
 	}
 	b.ReportMetric(two.rate(), "calls/s-2w")
 	b.ReportMetric(ms(percentiles(two.lat).p50), "p50-ms-2w")
+	b.ReportMetric(ms(percentiles(two.lat).max), "max-ms-2w")
 	b.ReportMetric(two.cpuPerCall(), "cpu-ms/call-2w")
 	b.ReportMetric(two.rate()/one.rate(), "x-calls/s")
 	b.ReportMetric(two.cpuPerCall()/one.cpuPerCall(), "x-cpu/call")
