@@ -91,7 +91,7 @@ staticcheck:
 # alone; a gate decision; health.check from 32 clients with the solver
 # adapters; serve's cold start; the sandbox; calls/s over one and two
 # worker processes on a real Temporal cluster (deploy/start-temporal.sh on
-# PostgreSQL, about 4 minutes). Figures go to BENCHMARKS.md.
+# PostgreSQL, about 3 minutes). Figures go to BENCHMARKS.md.
 bench:
 	$(GO) test ./bench -run '^$$' -bench 'ToolCall|HeldCalls' -benchtime 500x -count 1 -timeout 20m
 	$(GO) test ./bench -run '^$$' -bench 'CantileverFEA' -benchtime 10x -count 1 -timeout 20m

@@ -239,6 +239,9 @@ func onlineCPUs() int {
 // with its `go tool pprof -top` beside it (NAME.top.txt).
 func (t *clusterTopology) clusterProfiles(dir, phase string, seconds int) (wait func() error) {
 	results := make(chan error, 2)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return func() error { return err }
+	}
 	for name, port := range map[string]int{"core": t.cluster.Port + 21, "frontend": t.cluster.Port + 20} {
 		path := filepath.Join(dir, fmt.Sprintf("%s-%s.pprof", name, phase))
 		go func() {
