@@ -89,11 +89,14 @@ staticcheck:
 # same tool in-process and the floor (a bare workflow with one local activity:
 # x-floor-p50); 1000 held calls; a real FEA solve through MCP beside ccx
 # alone; a gate decision; health.check from 32 clients with the solver
-# adapters; serve's cold start; the sandbox. Figures go to BENCHMARKS.md.
+# adapters; serve's cold start; the sandbox; calls/s over one and two
+# worker processes on a real Temporal cluster (deploy/start-temporal.sh on
+# PostgreSQL, about 3 minutes). Figures go to BENCHMARKS.md.
 bench:
 	$(GO) test ./bench -run '^$$' -bench 'ToolCall|HeldCalls' -benchtime 500x -count 1 -timeout 20m
 	$(GO) test ./bench -run '^$$' -bench 'CantileverFEA' -benchtime 10x -count 1 -timeout 20m
 	$(GO) test ./bench -run '^$$' -bench 'GateDecisionToClaimable' -benchtime 100x -count 1 -timeout 20m
 	$(GO) test ./bench -run '^$$' -bench 'HealthCheck' -benchtime 640x -count 1 -timeout 20m
 	$(GO) test ./bench -run '^$$' -bench 'ColdStart' -benchtime 10x -count 1 -timeout 20m
+	$(GO) test ./bench -run '^$$' -bench '^BenchmarkCluster$$' -benchtime 1600x -count 1 -timeout 20m
 	$(GO) test ./internal/solver -run '^$$' -bench 'SandboxOverhead' -benchtime 200x -count 1

@@ -8,7 +8,8 @@
 # the lines
 #     export TEMPORAL_ADDRESS=127.0.0.1:PORT
 #     export TEMPORAL_NAMESPACE=default
-# Everything else goes to stderr.
+# Everything else goes to stderr. `deploy/start-temporal.sh --build` only
+# builds the binaries (CI runs it beside its other installs).
 #
 # The cluster runs as two processes with deploy/temporal/config.yaml: the
 # frontend (PORT; HTTP API on PORT+10) and the core (history PORT+1,
@@ -32,6 +33,10 @@
 #                           ${XDG_CACHE_HOME:-~/.cache}/metaforge/temporal-VERSION)
 #   TEMPORAL_START_TIMEOUT  seconds to wait for readiness (default 120)
 #   TEMPORAL_LOG_LEVEL      server log level (default warn)
+#   TEMPORAL_PPROF          when 1: each process serves Go's /debug/pprof on
+#                           127.0.0.1, the frontend on PORT+20 and the core
+#                           on PORT+21 (bench/cluster_bench_test.go profiles
+#                           them); takes effect on processes this run starts
 #
 # State (config copy, logs, PID files) lives in ${TMPDIR:-/tmp}/metaforge-temporal-PORT/;
 # deploy/stop-temporal.sh [PORT] stops the cluster.
@@ -40,6 +45,11 @@ set -euo pipefail
 # Only the export lines go to the real stdout (fd 3).
 exec 3>&1 1>&2
 
+BUILD_ONLY=
+if [ "${1:-}" = --build ]; then
+	BUILD_ONLY=1
+	shift
+fi
 PORT="${1:-7233}"
 case "$PORT" in
 '' | *[!0-9]*)
@@ -72,8 +82,18 @@ build() {
 	if [ -x "$BIN_DIR/temporal-server" ] && [ -x "$BIN_DIR/temporal-sql-tool" ]; then
 		return 0
 	fi
-	say "building the Temporal server $VERSION into $BIN_DIR (once per version; a few minutes cold)"
 	mkdir -p "$BIN_DIR"
+	# One build at a time: test packages start their clusters in parallel.
+	exec 8>"$BIN_DIR/.build.lock"
+	flock -w 900 8 || {
+		say "could not lock $BIN_DIR/.build.lock"
+		return 1
+	}
+	if [ -x "$BIN_DIR/temporal-server" ] && [ -x "$BIN_DIR/temporal-sql-tool" ]; then
+		exec 8>&-
+		return 0
+	fi
+	say "building the Temporal server $VERSION into $BIN_DIR (once per version; a few minutes cold)"
 	local tmp
 	tmp="$(mktemp -d "$BIN_DIR/build.XXXXXX")"
 	(cd "$tmp" && GOBIN="$tmp" CGO_ENABLED=0 GOFLAGS=-mod=mod go install -tags disable_grpc_modules \
@@ -81,6 +101,7 @@ build() {
 	mv -f "$tmp/sql" "$BIN_DIR/temporal-sql-tool"
 	mv -f "$tmp/server" "$BIN_DIR/temporal-server"
 	rm -rf "$tmp"
+	exec 8>&-
 }
 
 # schema: databases created and migrated; every step is a no-op when done.
@@ -134,11 +155,17 @@ launch() {
 	if running "$name"; then
 		return 0
 	fi
-	local flags=()
+	local flags=() pprof=""
 	for s in "$@"; do flags+=(--service "$s"); done
+	if [ "${TEMPORAL_PPROF:-}" = 1 ]; then
+		case "$name" in
+		frontend) pprof=$((PORT + 20)) ;;
+		*) pprof=$((PORT + 21)) ;;
+		esac
+	fi
 	[ -f "$STATE/$name.log" ] && mv -f "$STATE/$name.log" "$STATE/$name.log.prev"
 	T_PORT="$PORT" T_PG_PORT="$PG_PORT" T_STATE="$STATE" T_TLS_DIR="${TEMPORAL_TLS_DIR:-}" \
-		T_JWKS="${TEMPORAL_JWKS:-}" T_SHARDS="${TEMPORAL_SHARDS:-4}" T_LOG_LEVEL="${TEMPORAL_LOG_LEVEL:-warn}" \
+		T_JWKS="${TEMPORAL_JWKS:-}" T_SHARDS="${TEMPORAL_SHARDS:-4}" T_LOG_LEVEL="${TEMPORAL_LOG_LEVEL:-warn}" T_PPROF_PORT="$pprof" \
 		setsid "$BIN_DIR/temporal-server" --config-file "$STATE/config.yaml" --allow-no-auth start "${flags[@]}" \
 		</dev/null >"$STATE/$name.log" 2>&1 3>&- 9>&- &
 	echo $! >"$STATE/$name.pid"
@@ -166,6 +193,39 @@ wait_ready() {
 	done
 }
 
+# wait_core: the core's history service accepts connections on its gRPC
+# port. On a fresh database the first server process writes the cluster
+# metadata record; two processes starting at once race for it and the
+# loser exits ("Failed to apply cluster metadata"), so the frontend is
+# started only once the core is up.
+wait_core() {
+	local deadline=$((SECONDS + TIMEOUT))
+	until (: </dev/tcp/127.0.0.1/$((PORT + 1))) 2>/dev/null; do
+		running core || {
+			say "the core process exited; last lines of $STATE/core.log:"
+			tail -n 30 "$STATE/core.log" >&2
+			return 1
+		}
+		[ $SECONDS -lt $deadline ] || {
+			say "the core is not listening on $((PORT + 1)) after ${TIMEOUT}s; see $STATE/core.log"
+			return 1
+		}
+		sleep 0.2
+	done
+}
+
+# both_running: the frontend answers system info and namespaces without
+# the core, so readiness is also both processes still alive.
+both_running() {
+	for name in frontend core; do
+		running "$name" || {
+			say "the $name process exited; last lines of $STATE/$name.log:"
+			tail -n 30 "$STATE/$name.log" >&2
+			return 1
+		}
+	done
+}
+
 # namespace: registered unless it exists (retention: 3 days).
 namespace() {
 	local deadline=$((SECONDS + TIMEOUT)) out
@@ -186,6 +246,10 @@ namespace() {
 	done
 }
 
+if [ -n "$BUILD_ONLY" ]; then
+	build
+	exit 0
+fi
 command -v curl >/dev/null || {
 	say "curl is needed (apt-get install curl)"
 	exit 1
@@ -206,6 +270,7 @@ mkdir -p "$STATE"
 	fi
 	# The core first: the frontend's membership ring needs history.
 	launch core history matching worker
+	wait_core
 	if [ -n "${TEMPORAL_JWKS:-}" ]; then
 		launch frontend frontend internal-frontend
 	else
@@ -213,6 +278,7 @@ mkdir -p "$STATE"
 	fi
 	wait_ready
 	namespace
+	both_running
 	say "ready on 127.0.0.1:$PORT after $((($(date +%s%N) - t0) / 1000000)) ms (HTTP API on $HTTP_PORT)"
 ) 9>"$STATE/start.lock"
 printf 'export TEMPORAL_ADDRESS=127.0.0.1:%s\nexport TEMPORAL_NAMESPACE=%s\n' "$PORT" "$NAMESPACE" >&3

@@ -329,6 +329,13 @@ func serve(t *testing.T, temporalPort, uiPort, httpPort int) *process {
 // waitHealthy polls url until it answers 200 with a healthy report.
 func waitHealthy(t *testing.T, p *process, url string, within time.Duration) {
 	t.Helper()
+	waitHealthyOn(t, p, url, within, "embedded")
+}
+
+// waitHealthyOn is waitHealthy for a serve whose Temporal is in
+// temporalMode (embedded, or external on a cluster).
+func waitHealthyOn(t *testing.T, p *process, url string, within time.Duration, temporalMode string) {
+	t.Helper()
 	hc := &http.Client{Timeout: 2 * time.Second}
 	deadline := time.Now().Add(within)
 	var last string
@@ -358,7 +365,7 @@ func waitHealthy(t *testing.T, p *process, url string, within time.Duration) {
 				if err := json.Unmarshal(body, &h); err != nil {
 					t.Fatalf("%s: not a health report: %v: %s", url, err, body)
 				}
-				if h.Service != "metaforge-mcp" || (h.Status != "healthy" && h.Status != "degraded") || !h.Components["temporal"].Reachable || h.Components["temporal"].Mode != "embedded" {
+				if h.Service != "metaforge-mcp" || (h.Status != "healthy" && h.Status != "degraded") || !h.Components["temporal"].Reachable || h.Components["temporal"].Mode != temporalMode {
 					t.Fatalf("%s: unexpected report: %s", url, body)
 				}
 				t.Logf("%s answered 200 after %s", url, time.Since(p.started).Round(time.Millisecond))

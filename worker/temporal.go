@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
 	"time"
 
 	"go.temporal.io/sdk/client"
@@ -33,6 +34,11 @@ type TemporalOptions struct {
 	// Interceptors wrap the client and every worker built on it (the
 	// OpenTelemetry tracing interceptor).
 	Interceptors []interceptor.ClientInterceptor
+	// Security is TLS and the API key for the cluster at Address
+	// (TemporalSecurityFromEnv). An embedded or shared dev server speaks
+	// plaintext on loopback and ignores it, saying so in a log line and
+	// in health.
+	Security TemporalSecurity
 }
 
 // Temporal is a connection to Temporal and, when embedded, its server.
@@ -43,6 +49,11 @@ type Temporal struct {
 	Address   string
 	Namespace string
 	UIAddress string
+	// Security describes TLS and the API key in use (TemporalSecurity.Describe).
+	Security string
+	// ignoredSecurity names the TLS and API key variables set while the
+	// server is embedded or shared, which ignores them.
+	ignoredSecurity []string
 }
 
 // ConnectTemporal connects (or embeds and connects) and registers the
@@ -85,6 +96,14 @@ func ConnectTemporal(ctx context.Context, opts TemporalOptions) (*Temporal, erro
 		Logger:       sdklog.NewStructuredLogger(opts.Logger.With("component", "temporal-sdk")),
 		Interceptors: opts.Interceptors,
 	}
+	if t.Mode == ModeExternal {
+		opts.Security.Apply(&copts)
+		t.Security = opts.Security.Describe()
+	} else if !opts.Security.IsZero() {
+		t.ignoredSecurity = opts.Security.Variables()
+		opts.Logger.Warn("Temporal TLS and API key settings ignored: they apply only to a cluster named by TEMPORAL_ADDRESS",
+			"mode", t.Mode, "variables", strings.Join(t.ignoredSecurity, ", "))
+	}
 	if t.Mode == ModeEmbedded {
 		// Loopback to our own process: gzip only costs CPU (about 4% of a
 		// call's, measured in BENCHMARKS.md). A cluster elsewhere keeps the
@@ -94,11 +113,25 @@ func ConnectTemporal(ctx context.Context, opts TemporalOptions) (*Temporal, erro
 	c, err := client.DialContext(ctx, copts)
 	if err != nil {
 		t.Close()
+		if t.Mode == ModeExternal {
+			return nil, fmt.Errorf("connect to Temporal at %s (namespace %s, %s): %w; %s", t.Address, t.Namespace, t.Security, err, opts.Security.explainDialError(err))
+		}
 		return nil, fmt.Errorf("connect to Temporal at %s (namespace %s): %w; check TEMPORAL_ADDRESS", t.Address, t.Namespace, err)
 	}
 	t.Client = c
+	if t.Mode == ModeExternal {
+		// A cluster MetaForge did not create: its namespace is someone
+		// else's to make, so a missing one is an error that says how.
+		if err := checkNamespace(ctx, c, t.Address, t.Namespace, opts.Security); err != nil {
+			t.Close()
+			return nil, err
+		}
+	}
 	if err := RegisterSearchAttributes(ctx, c, t.Namespace); err != nil {
 		t.Close()
+		if t.Mode == ModeExternal {
+			return nil, fmt.Errorf("the Temporal cluster at %s: %w", t.Address, err)
+		}
 		return nil, err
 	}
 	return t, nil
@@ -132,7 +165,10 @@ func (t *Temporal) Probe(ctx context.Context) health.Component {
 	case ModeShared:
 		c.Detail = "the Temporal server of a metaforge serve on this machine"
 	case ModeExternal:
-		c.Detail = "external Temporal (TEMPORAL_ADDRESS), namespace " + t.Namespace
+		c.Detail = "external Temporal (TEMPORAL_ADDRESS), namespace " + t.Namespace + "; " + t.Security
+	}
+	if len(t.ignoredSecurity) > 0 {
+		c.Detail += "; " + strings.Join(t.ignoredSecurity, ", ") + " ignored: TLS and API keys apply only to a cluster named by TEMPORAL_ADDRESS"
 	}
 	if _, err := t.Client.CheckHealth(ctx, &client.CheckHealthRequest{}); err != nil {
 		c.Error = err.Error()

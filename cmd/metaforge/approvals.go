@@ -136,21 +136,27 @@ func registerQueueFlags(fs *flag.FlagSet) queueFlags {
 }
 
 func (f queueFlags) open(ctx context.Context) (approvals.Queue, func(), error) {
-	addr := os.Getenv("TEMPORAL_ADDRESS")
-	if addr == "" {
-		addr = fmt.Sprintf("127.0.0.1:%d", *f.temporalPort)
+	env, err := readTemporalEnv()
+	if err != nil {
+		return approvals.Queue{}, nil, err
 	}
-	ns := os.Getenv("TEMPORAL_NAMESPACE")
-	if ns == "" {
-		ns = "default"
+	copts := client.Options{HostPort: env.address, Namespace: env.namespace, Logger: quietSDKLogger()}
+	if copts.HostPort == "" {
+		// The local serve's embedded server: plaintext on loopback.
+		copts.HostPort = fmt.Sprintf("127.0.0.1:%d", *f.temporalPort)
+	} else {
+		env.security.Apply(&copts)
+	}
+	if copts.Namespace == "" {
+		copts.Namespace = "default"
 	}
 	dialCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	c, err := client.DialContext(dialCtx, client.Options{HostPort: addr, Namespace: ns, Logger: quietSDKLogger()})
+	c, err := client.DialContext(dialCtx, copts)
 	if err != nil {
-		return approvals.Queue{}, nil, fmt.Errorf("no Temporal answers at %s (%v): start metaforge serve, or set TEMPORAL_ADDRESS to the cluster holding the calls", addr, err)
+		return approvals.Queue{}, nil, fmt.Errorf("no Temporal answers at %s (%v): start metaforge serve, or set TEMPORAL_ADDRESS (and its TLS and API key variables) to the cluster holding the calls", copts.HostPort, err)
 	}
-	return approvals.Queue{Client: c, Namespace: ns}, c.Close, nil
+	return approvals.Queue{Client: c, Namespace: copts.Namespace}, c.Close, nil
 }
 
 func currentUser() string {

@@ -60,7 +60,10 @@ func (f *temporalFlags) parse(fs *flag.FlagSet, args []string, useRunning bool) 
 	if err != nil {
 		return worker.TemporalOptions{}, nil, err
 	}
-	opts := f.options(useRunning)
+	opts, err := f.options(useRunning)
+	if err != nil {
+		return worker.TemporalOptions{}, nil, err
+	}
 	opts.Logger = logger
 	return opts, logger, nil
 }
@@ -77,17 +80,42 @@ func (f *temporalFlags) runtime(runWorkers func(*worker.Temporal) bool) runtimeO
 	return runtimeOptions{dataDir: f.dataDir, allowTwinMutations: f.allowTwinMutations, runWorkers: runWorkers, solvers: f.solvers, roots: f.roots, profile: f.profile, healthInterval: f.healthInterval}
 }
 
-func (f *temporalFlags) options(useRunning bool) worker.TemporalOptions {
+func (f *temporalFlags) options(useRunning bool) (worker.TemporalOptions, error) {
+	env, err := readTemporalEnv()
+	if err != nil {
+		return worker.TemporalOptions{}, err
+	}
 	return worker.TemporalOptions{
-		Address:    os.Getenv("TEMPORAL_ADDRESS"),
-		Namespace:  os.Getenv("TEMPORAL_NAMESPACE"),
+		Address:    env.address,
+		Namespace:  env.namespace,
+		Security:   env.security,
 		UseRunning: useRunning,
 		Embed: worker.DevServerOptions{
 			DataDir:      f.dataDir,
 			FrontendPort: f.temporalPort,
 			UIPort:       f.uiPort,
 		},
+	}, nil
+}
+
+// temporalEnv is the Temporal cluster the environment names.
+type temporalEnv struct {
+	address   string // TEMPORAL_ADDRESS; empty: embedded or a local serve
+	namespace string // TEMPORAL_NAMESPACE
+	// security is TLS and the API key, as the temporal CLI reads them
+	// (worker.TemporalSecurityFromEnv); used only with address.
+	security worker.TemporalSecurity
+}
+
+// readTemporalEnv is the one place every command reads the Temporal
+// environment, so serve, mcp, worker and the queue commands reach a
+// cluster the same way.
+func readTemporalEnv() (temporalEnv, error) {
+	sec, err := worker.TemporalSecurityFromEnv(os.Getenv)
+	if err != nil {
+		return temporalEnv{}, fmt.Errorf("the Temporal TLS and API key settings: %w", err)
 	}
+	return temporalEnv{address: os.Getenv("TEMPORAL_ADDRESS"), namespace: os.Getenv("TEMPORAL_NAMESPACE"), security: sec}, nil
 }
 
 // pagesBase is where this process serves its pages, as a browser on this

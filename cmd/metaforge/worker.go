@@ -38,7 +38,10 @@ func runWorker(ctx context.Context, args []string) error {
 		return err
 	}
 	var tf temporalFlags
-	opts := tf.options(false)
+	opts, err := tf.options(false)
+	if err != nil {
+		return err
+	}
 	opts.Logger = logger
 	switch {
 	case *address != "":
