@@ -39,14 +39,6 @@ let viewer = null; // the model tab's 3D view, while it is shown
 
 document.head.appendChild(h("style", {}, STYLE));
 mount(h("h1", {}, "Twin"), region("twin-head"), region("twin-tabs"), region("twin-body"));
-if (!project) {
-  region("twin-body").replaceChildren(
-    h("p", { role: "status" }, "No project chosen: pick one on the ", h("a", { href: "/" }, "Projects page"), ", or open /twin?project=PROJECT_ID."),
-  );
-} else {
-  drawTabs();
-  show();
-}
 
 function tabHref(t, node = param("node")) {
   const u = new URLSearchParams({ project, tab: t });
@@ -263,7 +255,7 @@ async function showModel(body) {
   } catch (err) {
     status.setAttribute("role", "alert");
     status.className = "error";
-    status.textContent = `This browser cannot draw 3D (WebGL is unavailable: ${err.message}); the structure tab still shows the figures.`;
+    status.textContent = `This browser cannot draw 3D (${err.message}); the structure tab still shows the figures.`;
     return;
   }
   let shown = "";
@@ -468,4 +460,15 @@ class Viewer {
     this.renderer.dispose();
     this.box.replaceChildren();
   }
+}
+
+// Started last: a page opened on the model tab builds a Viewer at once,
+// and the class exists only once the module has evaluated its declaration.
+if (!project) {
+  region("twin-body").replaceChildren(
+    h("p", { role: "status" }, "No project chosen: pick one on the ", h("a", { href: "/" }, "Projects page"), ", or open /twin?project=PROJECT_ID."),
+  );
+} else {
+  drawTabs();
+  show();
 }
