@@ -216,6 +216,7 @@ func runServe(ctx context.Context, args []string) error {
 	fmt.Fprintf(os.Stderr, "MetaForge %s\n", version)
 	fmt.Fprintf(os.Stderr, "  MCP (Streamable HTTP): http://%s/mcp\n", listener.Addr())
 	fmt.Fprintf(os.Stderr, "  Health:                http://%s/healthz\n", listener.Addr())
+	fmt.Fprintf(os.Stderr, "  Dashboard:             %s/?token=%s\n", pages, token)
 	fmt.Fprintf(os.Stderr, "  Approvals:             %s/approvals?token=%s\n", pages, token)
 	fmt.Fprintf(os.Stderr, "  Runs:                  %s/runs?token=%s\n", pages, token)
 	fmt.Fprintf(os.Stderr, "  Operator token:        %s (read by metaforge approve, reject, run decide; new each start)\n", tokenPath)
