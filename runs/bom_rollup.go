@@ -13,19 +13,11 @@ import (
 // A figure some leaf cannot give is no_data naming that leaf, with the
 // known partial sum beside it, never a total that counts it as zero.
 func (h BOM) rollup(w http.ResponseWriter, r *http.Request) {
-	if !onlyParams(w, r, []string{"project"}, "pass project=PROJECT_ID") {
-		return
-	}
-	pid, ok := project(w, r)
+	p, ok := queriedProject(w, r, h.Twin)
 	if !ok {
 		return
 	}
 	ctx := r.Context()
-	p, err := h.Twin.GetProject(ctx, pid)
-	if err != nil {
-		httpjson.Error(w, twinStatus(err), projectMissing(pid, err))
-		return
-	}
 	roots, err := twin.HierarchyRoots(ctx, h.Twin, p.ID)
 	if err != nil {
 		httpjson.Error(w, twinStatus(err), err.Error())

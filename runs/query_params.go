@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/metaforge/metaforge/internal/httpjson"
+	"github.com/metaforge/metaforge/twin"
 )
 
 // onlyParams answers 400 when the request's query has a parameter not in
@@ -26,4 +27,22 @@ func onlyParams(w http.ResponseWriter, r *http.Request, known []string, howTo st
 	sort.Strings(unknown)
 	httpjson.Error(w, http.StatusBadRequest, fmt.Sprintf("unknown parameter %s: %s", strings.Join(unknown, ", "), howTo))
 	return false
+}
+
+// queriedProject reads ?project= (and nothing else) and the project it
+// names; on false the response is already a 400 or 404 saying what to pass.
+func queriedProject(w http.ResponseWriter, r *http.Request, store twin.Store) (twin.Project, bool) {
+	if !onlyParams(w, r, []string{"project"}, "pass project=PROJECT_ID") {
+		return twin.Project{}, false
+	}
+	pid, ok := project(w, r)
+	if !ok {
+		return twin.Project{}, false
+	}
+	p, err := store.GetProject(r.Context(), pid)
+	if err != nil {
+		httpjson.Error(w, twinStatus(err), projectMissing(pid, err))
+		return twin.Project{}, false
+	}
+	return p, true
 }

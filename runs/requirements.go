@@ -26,19 +26,11 @@ func (h Requirements) Register(mux *http.ServeMux) {
 func (h Requirements) Pages() []string { return nil }
 
 func (h Requirements) matrix(w http.ResponseWriter, r *http.Request) {
-	if !onlyParams(w, r, []string{"project"}, "pass project=PROJECT_ID") {
-		return
-	}
-	pid, ok := project(w, r)
+	p, ok := queriedProject(w, r, h.Twin)
 	if !ok {
 		return
 	}
 	ctx := r.Context()
-	p, err := h.Twin.GetProject(ctx, pid)
-	if err != nil {
-		httpjson.Error(w, twinStatus(err), projectMissing(pid, err))
-		return
-	}
 	view, err := twinadapter.RequirementsView(ctx, h.Twin, p.ID)
 	if err != nil {
 		httpjson.Error(w, twinStatus(err), err.Error())

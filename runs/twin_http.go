@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"slices"
-	"sort"
 	"strings"
 
 	"github.com/metaforge/metaforge/internal/httpjson"
@@ -42,18 +40,10 @@ func (h TwinViews) Pages() []string { return nil }
 // twinQuery reads the query parameters of a twin view: each of want
 // required, nothing else allowed; a 400 names what to pass.
 func twinQuery(w http.ResponseWriter, r *http.Request, howTo string, want ...string) (map[string]string, bool) {
-	q := r.URL.Query()
-	var unknown []string
-	for k := range q {
-		if !slices.Contains(want, k) {
-			unknown = append(unknown, k)
-		}
-	}
-	if len(unknown) > 0 {
-		sort.Strings(unknown)
-		httpjson.Error(w, http.StatusBadRequest, fmt.Sprintf("unknown parameter %s: %s", strings.Join(unknown, ", "), howTo))
+	if !onlyParams(w, r, want, howTo) {
 		return nil, false
 	}
+	q := r.URL.Query()
 	out := map[string]string{}
 	for _, k := range want {
 		v := strings.TrimSpace(q.Get(k))
