@@ -2,7 +2,7 @@
 // machine), `mcp` (stdio for local agents), `worker` (task queues on another
 // machine), `adapter` (an adapter over the stdio adapter protocol), and the
 // verbs that talk to a running serve (approvals, runs, ingest, sources,
-// connect, doctor).
+// connect, doctor) and install-agent, which puts it in an agent's MCP config.
 package main
 
 import (
@@ -53,6 +53,9 @@ Usage:
   metaforge doctor  [--url URL] [--api-key KEY]
                               what is unreachable, the auth posture, protocol skew and profile of a gateway;
                               exits 0 healthy, 1 unreachable (or refused the key), 2 degraded
+  metaforge install-agent claude|codex|cursor [--dry-run] [--scope user|project] [--remove]
+                              write this binary (mcp --profile core) into the client's MCP config, or take it out;
+                              prints the entry before and after, keeps FILE.metaforge-backup, and how to undo it
 
 Run "metaforge COMMAND -h" for a command's flags.
 `
@@ -90,6 +93,8 @@ func main() {
 		err = runConnect(ctx, args, os.Stdout)
 	case "doctor":
 		err = runDoctor(ctx, args, os.Stdout)
+	case "install-agent":
+		err = runInstallAgent(ctx, args, os.Stdout)
 	case "ingest":
 		err = runIngest(ctx, args, os.Stdout, os.Stderr)
 	case "sources":
