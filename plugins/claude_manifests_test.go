@@ -73,6 +73,9 @@ type claudePlugin struct {
 // claudeMarketplace is .claude-plugin/marketplace.json: name, owner and
 // plugins required.
 type claudeMarketplace struct {
+	// Schema is the schema URL Anthropic's own marketplaces declare, for
+	// an editor's validation; nothing here fetches it.
+	Schema   string        `json:"$schema,omitempty"`
 	Name     string        `json:"name"`
 	Owner    *claudeAuthor `json:"owner"`
 	Metadata *struct {

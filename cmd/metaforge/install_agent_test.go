@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"flag"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/metaforge/metaforge/mcpserver"
 )
 
 const testExe = "/opt/metaforge/bin/metaforge"
@@ -288,5 +292,31 @@ func TestEditJSONServerRefusesABrokenConfig(t *testing.T) {
 		if _, _, _, err := editJSONServer([]byte(data), "metaforge", json.RawMessage(`{}`)); err == nil {
 			t.Errorf("%s: no error; want a refusal to edit it", data)
 		}
+	}
+}
+
+// TestInstalledArgsAreWhatMCPTakes parses the installed arguments with the
+// flags runMCP registers, so a renamed flag fails here rather than in the
+// client that spawns the server.
+func TestInstalledArgsAreWhatMCPTakes(t *testing.T) {
+	if installedArgs[0] != "mcp" {
+		t.Fatalf("installed command %v does not start the mcp command", installedArgs)
+	}
+	fs := flag.NewFlagSet("mcp", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	var tf temporalFlags
+	tf.register(fs)
+	var hf holdFlags
+	hf.register(fs)
+	var lf limitFlags
+	lf.register(fs)
+	if err := fs.Parse(installedArgs[1:]); err != nil || fs.NArg() != 0 {
+		t.Fatalf("metaforge %v: %v (left over: %v)", installedArgs, err, fs.Args())
+	}
+	if tf.profile != "core" {
+		t.Errorf("profile %q, want core", tf.profile)
+	}
+	if err := mcpserver.ValidateProfile(tf.profile); err != nil {
+		t.Errorf("--profile %s: %v", tf.profile, err)
 	}
 }
