@@ -28,8 +28,8 @@ func PromptCommands() []PromptCommand {
 // commandMarkdown is the command file: frontmatter with the description
 // and argument hint Claude Code shows, the arguments and where they come
 // from ($ARGUMENTS, the user's words after the command), then the prompt's
-// instructions with each required argument as a <name> placeholder.
-// Positional $1, $2 are not used: a load case is several words.
+// instructions. Positional $1, $2 are not used: a load case is several
+// words.
 func (p promptSpec) commandMarkdown() string {
 	var b strings.Builder
 	b.WriteString("---\n")
@@ -38,11 +38,39 @@ func (p promptSpec) commandMarkdown() string {
 		fmt.Fprintf(&b, "argument-hint: %s\n", yamlString(hint))
 	}
 	b.WriteString("---\n\n")
-	fmt.Fprintf(&b, "<!-- Generated from the MCP prompt %q in mcpserver/prompts.go; do not edit. Regenerate: go test ./plugins -run TestCommandFiles -update -->\n\n", p.name)
+	fmt.Fprintf(&b, "<!-- Generated from the MCP prompt %q in mcpserver/prompts.go; do not edit. Regenerate: go test ./plugins -run TestGeneratedFiles -update -->\n\n", p.name)
+	b.WriteString(p.instructions("Arguments given: $ARGUMENTS\n\nRead them as:\n"))
+	return b.String()
+}
+
+// PromptSkills renders every prompt as an agent skill (skills/<Name>/SKILL.md,
+// the format Codex loads from a plugin): a client that does not offer MCP
+// prompts still gets the curated workflows, chosen by their description.
+func PromptSkills() []PromptCommand {
+	out := make([]PromptCommand, 0, len(prompts))
+	for _, p := range prompts {
+		name := "metaforge-" + p.name
+		var b strings.Builder
+		b.WriteString("---\n")
+		fmt.Fprintf(&b, "name: %s\n", name)
+		fmt.Fprintf(&b, "description: %s\n", yamlString(p.description+" With the MetaForge MCP server (its prompt "+p.name+")."))
+		b.WriteString("---\n\n")
+		fmt.Fprintf(&b, "<!-- Generated from the MCP prompt %q in mcpserver/prompts.go; do not edit. Regenerate: go test ./plugins -run TestGeneratedFiles -update -->\n\n", p.name)
+		b.WriteString(p.instructions("Take the arguments from the user's request:\n"))
+		out = append(out, PromptCommand{Name: name, Markdown: b.String()})
+	}
+	return out
+}
+
+// instructions are the arguments, introduced by argsFrom, then the
+// prompt's text with each required argument as a <name> placeholder the
+// agent fills in, and each optional one absent (the text's step that
+// looks it up or asks stands, unless the user gave it).
+func (p promptSpec) instructions(argsFrom string) string {
+	var b strings.Builder
 	args := promptArgs{}
 	if len(p.args) > 0 {
-		b.WriteString("Arguments given: $ARGUMENTS\n\n")
-		b.WriteString("Read them as:\n")
+		b.WriteString(argsFrom)
 		for _, a := range p.args {
 			need := "optional"
 			if a.Required {

@@ -74,6 +74,7 @@ type codexMarketplace struct {
 // inside its root, the only form Codex's loader accepts.
 func relativeInside(p string) bool {
 	rest, ok := strings.CutPrefix(p, "./")
+	rest = strings.TrimSuffix(rest, "/") // a directory may end in /
 	if !ok || rest == "" {
 		return false
 	}

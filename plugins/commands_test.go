@@ -16,9 +16,9 @@ import (
 	"github.com/metaforge/metaforge/mcpserver"
 )
 
-// update rewrites the generated command files from the prompts:
-// go test ./plugins -run TestCommandFiles -update
-var update = flag.Bool("update", false, "rewrite the plugins' generated command files from mcpserver's prompts")
+// update rewrites the generated files from the prompts:
+// go test ./plugins -run TestGeneratedFiles -update
+var update = flag.Bool("update", false, "rewrite the plugins' generated command and skill files from mcpserver's prompts")
 
 // packagedCommands are the command files written by hand, per plugin:
 // connect works with nothing connected, so it cannot be an MCP prompt.
@@ -27,48 +27,96 @@ var packagedCommands = map[string][]string{
 	"metaforge-local": nil,
 }
 
-// TestCommandFiles checks that every Claude Code plugin carries one
-// command file per MCP prompt, byte for byte what the prompt renders, and
-// no command file nobody generated or listed.
-func TestCommandFiles(t *testing.T) {
-	cmds := mcpserver.PromptCommands()
+// codexSkills is where the Codex package's skills are: not skills/, which
+// Claude Code would also load from the same plugin, beside its commands.
+const codexSkills = "metaforge-local/codex-skills"
+
+// TestGeneratedFiles checks that every Claude Code plugin carries one
+// command file per MCP prompt and the Codex package one skill per prompt,
+// byte for byte what the prompt renders, and no file in those directories
+// nobody generated or listed.
+func TestGeneratedFiles(t *testing.T) {
 	for plugin, handWritten := range packagedCommands {
-		dir := filepath.Join(plugin, "commands")
-		want := map[string]bool{}
-		for _, name := range handWritten {
-			want[name] = true
+		want := map[string]string{}
+		for _, c := range mcpserver.PromptCommands() {
+			want[c.Name+".md"] = c.Markdown
 		}
-		for _, c := range cmds {
-			file := filepath.Join(dir, c.Name+".md")
-			want[c.Name+".md"] = true
-			if *update {
-				if err := os.WriteFile(file, []byte(c.Markdown), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				continue
+		checkGenerated(t, filepath.Join(plugin, "commands"), want, handWritten)
+	}
+	want := map[string]string{}
+	for _, s := range mcpserver.PromptSkills() {
+		want[filepath.Join(s.Name, "SKILL.md")] = s.Markdown
+	}
+	checkGenerated(t, codexSkills, want, nil)
+}
+
+// checkGenerated compares (or with -update writes) want's files under dir,
+// and fails on any file under dir that is neither wanted nor handWritten.
+func checkGenerated(t *testing.T, dir string, want map[string]string, handWritten []string) {
+	t.Helper()
+	for rel, content := range want {
+		file := filepath.Join(dir, rel)
+		if *update {
+			if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+				t.Fatal(err)
 			}
-			got, err := os.ReadFile(file)
-			if err != nil {
-				t.Errorf("%s: %v; generate it with go test ./plugins -run TestCommandFiles -update", file, err)
-				continue
+			if err := os.WriteFile(file, []byte(content), 0o644); err != nil {
+				t.Fatal(err)
 			}
-			if !bytes.Equal(got, []byte(c.Markdown)) {
-				t.Errorf("%s differs from the prompt %q in mcpserver/prompts.go; regenerate it with go test ./plugins -run TestCommandFiles -update", file, c.Name)
-			}
+			continue
 		}
-		entries, err := os.ReadDir(dir)
+		got, err := os.ReadFile(file)
 		if err != nil {
-			t.Fatal(err)
+			t.Errorf("%s: %v; generate it with go test ./plugins -run TestGeneratedFiles -update", file, err)
+			continue
 		}
-		for _, e := range entries {
-			if !want[e.Name()] {
-				t.Errorf("%s/%s is neither generated from a prompt nor listed in packagedCommands; remove it or list it", dir, e.Name())
-			}
+		if !bytes.Equal(got, []byte(content)) {
+			t.Errorf("%s differs from what mcpserver/prompts.go renders; regenerate it with go test ./plugins -run TestGeneratedFiles -update", file)
 		}
-		for _, name := range handWritten {
-			if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
-				t.Errorf("packaged command %s/%s: %v", dir, name, err)
-			}
+	}
+	for _, name := range handWritten {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			t.Errorf("packaged file %s/%s: %v", dir, name, err)
+		}
+	}
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, path)
+		if _, ok := want[rel]; !ok && !slices.Contains(handWritten, rel) {
+			t.Errorf("%s is neither generated from a prompt nor listed as hand-written; remove it or list it", path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestSkillFilesFitCodex checks the limits Codex's skill loader enforces
+// (openai/codex codex-rs/core/src/skills/loader.rs: name at most 64
+// characters, description at most 1024, both non-empty), or it skips the
+// skill with an error.
+func TestSkillFilesFitCodex(t *testing.T) {
+	skills := mcpserver.PromptSkills()
+	if len(skills) != 6 {
+		t.Fatalf("%d skills, want one per prompt (6)", len(skills))
+	}
+	for _, s := range skills {
+		front, body, ok := frontmatter(s.Markdown)
+		if !ok {
+			t.Errorf("%s: no --- frontmatter ---", s.Name)
+			continue
+		}
+		if front["name"] != s.Name || !kebabName.MatchString(s.Name) || len(s.Name) > 64 {
+			t.Errorf("skill name %q (file says %q): want kebab-case, at most 64 characters", s.Name, front["name"])
+		}
+		if d := front["description"]; len(d) < 10 || len([]rune(d)) > 1024 {
+			t.Errorf("%s: description %q: want one, at most 1024 characters", s.Name, d)
+		}
+		if strings.Contains(body, "$ARGUMENTS") || !strings.Contains(body, "_meta.callId") {
+			t.Errorf("%s: a skill takes its arguments from the request, not $ARGUMENTS, and keeps the grounding rule:\n%s", s.Name, body)
 		}
 	}
 }
