@@ -101,26 +101,26 @@ type installAgentRequest struct {
 // binary's MCP server into the client's config, or with --remove takes it
 // out, and says what it changed and how to undo it.
 func runInstallAgent(_ context.Context, args []string, out io.Writer) error {
-	fs := flag.NewFlagSet("install-agent", flag.ContinueOnError)
-	dryRun := fs.Bool("dry-run", false, "print what would change and write nothing")
-	scope := fs.String("scope", "user", "user (the config in your home directory) or project (the one in the current directory)")
-	remove := fs.Bool("remove", false, "take the metaforge server out of the client's config instead")
-	fs.Usage = func() {
-		fmt.Fprintln(fs.Output(), "usage: metaforge install-agent claude|codex|cursor [--dry-run] [--scope user|project] [--remove]")
-		fs.PrintDefaults()
+	flags := flag.NewFlagSet("install-agent", flag.ContinueOnError)
+	dryRun := flags.Bool("dry-run", false, "print what would change and write nothing")
+	scope := flags.String("scope", "user", "user (the config in your home directory) or project (the one in the current directory)")
+	remove := flags.Bool("remove", false, "take the metaforge server out of the client's config instead")
+	flags.Usage = func() {
+		fmt.Fprintln(flags.Output(), "usage: metaforge install-agent claude|codex|cursor [--dry-run] [--scope user|project] [--remove]")
+		flags.PrintDefaults()
 	}
 	// The client may come before or after the flags.
 	var name string
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		name, args = args[0], args[1:]
 	}
-	if err := fs.Parse(args); err != nil {
+	if err := flags.Parse(args); err != nil {
 		return err
 	}
-	if name == "" && fs.NArg() > 0 {
-		name = fs.Arg(0)
-	} else if fs.NArg() > 0 {
-		return fmt.Errorf("install-agent takes one client, not also %q", fs.Args())
+	if name == "" && flags.NArg() > 0 {
+		name = flags.Arg(0)
+	} else if flags.NArg() > 0 {
+		return fmt.Errorf("install-agent takes one client, not also %q", flags.Args())
 	}
 	req := installAgentRequest{dryRun: *dryRun, remove: *remove}
 	var known []string

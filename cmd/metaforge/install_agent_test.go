@@ -53,6 +53,7 @@ func readFile(t *testing.T, path string) string {
 }
 
 func TestInstallAgentDryRunWritesNothing(t *testing.T) {
+	t.Setenv("CODEX_HOME", "") // else Codex's file is outside the test's home
 	for _, client := range []string{"claude", "codex", "cursor"} {
 		home := t.TempDir()
 		out := installInto(t, client, home, func(r *installAgentRequest) { r.dryRun = true })
@@ -318,5 +319,31 @@ func TestInstalledArgsAreWhatMCPTakes(t *testing.T) {
 	}
 	if err := mcpserver.ValidateProfile(tf.profile); err != nil {
 		t.Errorf("--profile %s: %v", tf.profile, err)
+	}
+}
+
+func TestEditTOMLServerForms(t *testing.T) {
+	table := codexServerTable("metaforge", `C:\Tools\"mf"\metaforge.exe`, []string{"mcp"})
+	if want := `command = "C:\\Tools\\\"mf\"\\metaforge.exe"`; !strings.Contains(table, want) {
+		t.Errorf("table:\n%s\nwant the path escaped as %s", table, want)
+	}
+	// A quoted header is the same table: replaced, not duplicated.
+	in := "[mcp_servers.\"metaforge\"] # mine\ncommand = \"old\"\n\n[x]\ny = 1\n"
+	out, before, changed, err := editTOMLServer(in, "metaforge", table)
+	if err != nil || !changed || !strings.Contains(before, `command = "old"`) {
+		t.Fatalf("quoted header: changed %v, before %q, err %v", changed, before, err)
+	}
+	if strings.Count(out, "metaforge]") != 1 || !strings.HasSuffix(out, "\n\n[x]\ny = 1\n") {
+		t.Errorf("quoted header replaced as:\n%s", out)
+	}
+	// Dotted keys at the top level are refused with what to do.
+	if _, _, _, err := editTOMLServer("mcp_servers.metaforge.command = \"x\"\n", "metaforge", table); err == nil || !strings.Contains(err.Error(), "line 1") {
+		t.Errorf("dotted keys: err %v, want a refusal naming the line", err)
+	}
+	// Another server whose name starts the same is not ours.
+	in = "[mcp_servers.metaforge2]\ncommand = \"z\"\n"
+	out, before, _, err = editTOMLServer(in, "metaforge", "")
+	if err != nil || before != "" || out != in {
+		t.Errorf("removing from a config with only metaforge2: out %q before %q err %v", out, before, err)
 	}
 }
