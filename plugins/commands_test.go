@@ -1,7 +1,3 @@
-// Package plugins holds the agent packages (Claude Code plugins, the Codex
-// plugin) and the tests that keep them true: the command files match the
-// MCP prompts they are generated from, every manifest has the fields its
-// client documents, and every marketplace entry resolves to a package.
 package plugins
 
 import (
