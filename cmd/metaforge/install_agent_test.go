@@ -347,3 +347,28 @@ func TestEditTOMLServerForms(t *testing.T) {
 		t.Errorf("removing from a config with only metaforge2: out %q before %q err %v", out, before, err)
 	}
 }
+
+// TestInstallAgentCommandUsesHome runs the command as a user would, with
+// HOME a temporary directory: it finds the user's Cursor config there and
+// points it at this very binary.
+func TestInstallAgentCommandUsesHome(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	var out bytes.Buffer
+	if err := runInstallAgent(context.Background(), []string{"cursor"}, &out); err != nil {
+		t.Fatalf("%v\n%s", err, out.String())
+	}
+	exe, err := thisExecutable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		MCPServers map[string]jsonServerEntry `json:"mcpServers"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, filepath.Join(home, ".cursor", "mcp.json"))), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if got := doc.MCPServers["metaforge"]; got.Command != exe || strings.Join(got.Args, " ") != "mcp --profile core" {
+		t.Errorf("~/.cursor/mcp.json runs %q %v, want %s mcp --profile core", got.Command, got.Args, exe)
+	}
+}
