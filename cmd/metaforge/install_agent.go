@@ -245,6 +245,7 @@ func installAgent(req installAgentRequest, out io.Writer) error {
 	return nil
 }
 
+// orNone is an entry for the report, or a line saying there is none.
 func orNone(s string) string {
 	if s == "" {
 		return "  (no " + serverName + " server)"
