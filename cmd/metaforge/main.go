@@ -8,6 +8,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -43,6 +44,15 @@ Usage:
   metaforge release create PROJECT [--reason TEXT]
                               record a release package (refused, naming each failing check, unless G8 passes)
   metaforge gates PROJECT     the maturity gates G3-G8 now: each check pass, fail or no_data, and what to record
+  metaforge project create NAME [--description TEXT] | project list | project show ID
+                              projects through serve's REST API (create runs project.create as you, the operator)
+  metaforge twin show KEY[@n]|NODE_ID [--project P] | twin history KEY --project P
+  metaforge twin find KEY=VALUE --project P [--type T] [--all-revisions]
+                              the twin: a node and its neighbours, an item's revisions, nodes by a property
+  metaforge tools [--profile P]
+                              the tools this binary serves, or one profile's (its tools/list); needs no serve
+  metaforge completion bash|zsh|fish
+                              a shell completion script for every command, verb and flag
   metaforge ingest FILE [--tag k=v]... [--title T] [--format F] [--json]
                               index a document (under serve's read roots) into the knowledge base, with a progress bar;
                               exits 2 when the knowledge base refuses it (outside the read roots, unknown format)
@@ -54,6 +64,10 @@ Usage:
                               what is unreachable, the auth posture, protocol skew and profile of a gateway;
                               exits 0 healthy, 1 unreachable (or refused the key), 2 degraded
 
+project, twin, tools, sources and ingest print --json for scripts. A verb that talks to serve
+exits 0 when it did what was asked, 1 when what it names is not there (or serve is unreachable), and 2 when
+it was refused (a bad argument, a write the server does not allow) or used wrongly.
+
 Run "metaforge COMMAND -h" for a command's flags.
 `
 
@@ -64,55 +78,27 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var err error
-	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
-	case "serve":
-		err = runServe(ctx, args)
-	case "mcp":
-		err = runMCP(ctx, args)
-	case "worker":
-		err = runWorker(ctx, args)
-	case "adapter":
-		err = runAdapter(ctx, args)
-	case "approvals":
-		err = runApprovals(ctx, args, os.Stdout)
-	case "approve", "reject":
-		err = runDecide(ctx, cmd, args, os.Stdout)
-	case "run":
-		err = runRun(ctx, args, os.Stdout)
-	case "change":
-		err = runChange(ctx, args, os.Stdout)
-	case "release":
-		err = runRelease(ctx, args, os.Stdout)
-	case "gates":
-		err = runGates(ctx, args, os.Stdout)
-	case "connect":
-		err = runConnect(ctx, args, os.Stdout)
-	case "doctor":
-		err = runDoctor(ctx, args, os.Stdout)
-	case "ingest":
-		err = runIngest(ctx, args, os.Stdout, os.Stderr)
-	case "sources":
-		err = runSources(ctx, args, os.Stdout)
-	case "-h", "--help", "help":
+	cmd, args := os.Args[1], os.Args[2:]
+	if cmd == "-h" || cmd == "--help" || cmd == "help" {
 		fmt.Print(usage)
 		return
-	default:
+	}
+	c, ok := lookupCommand(cmd)
+	if !ok {
 		fmt.Fprintf(os.Stderr, "metaforge: unknown command %q\n\n%s", cmd, usage)
 		os.Exit(2)
 	}
+	err := c.run(ctx, args)
 	var status exitStatus
-	if errors.As(err, &status) {
+	switch {
+	case err == nil:
+	case errors.As(err, &status):
 		os.Exit(int(status))
-	}
-	var said *saidStatus
-	if errors.As(err, &said) {
-		fmt.Fprintf(os.Stderr, "metaforge: %v\n", said.err)
-		os.Exit(said.status)
-	}
-	if err != nil {
+	case errors.Is(err, flag.ErrHelp):
+		// The flags were printed: -h asked for them.
+	default:
 		fmt.Fprintf(os.Stderr, "metaforge: %v\n", err)
-		os.Exit(1)
+		os.Exit(statusOf(err))
 	}
 }
 
