@@ -64,6 +64,9 @@ func commands() []command {
 		{name: "twin", summary: "the digital twin: a node, an item's history, a property search", verbs: []verb{
 			{name: "show", flags: withConn("json", "project")}, {name: "history", flags: withConn("json", "project")},
 			{name: "find", flags: withConn("all-revisions", "json", "project", "type")}}, run: stdout(runTwin)},
+		{name: "calls", summary: "tool calls from Temporal, newest first", flags: withConn("json", "limit", "project", "since", "tool"),
+			run: stdout(runCalls)},
+		{name: "call", summary: "one call's arguments, outcome and result", flags: withConn("json"), run: stdout(runCall)},
 		{name: "tools", summary: "the tools served, or a profile's", flags: []string{"json", "profile"}, run: stdout(runTools)},
 		{name: "ingest", summary: "index a document into the knowledge base", flags: []string{"format", "json", "tag", "temporal-port", "title"},
 			run: func(ctx context.Context, args []string) error { return runIngest(ctx, args, os.Stdout, os.Stderr) }},

@@ -49,6 +49,8 @@ Usage:
   metaforge twin show KEY[@n]|NODE_ID [--project P] | twin history KEY --project P
   metaforge twin find KEY=VALUE --project P [--type T] [--all-revisions]
                               the twin: a node and its neighbours, an item's revisions, nodes by a property
+  metaforge calls [--tool T] [--project P] [--since 1h|RFC3339] [--limit N] | call ID
+                              tool calls from Temporal (newest first), and one call's arguments, outcome and result
   metaforge tools [--profile P]
                               the tools this binary serves, or one profile's (its tools/list); needs no serve
   metaforge completion bash|zsh|fish
@@ -64,7 +66,7 @@ Usage:
                               what is unreachable, the auth posture, protocol skew and profile of a gateway;
                               exits 0 healthy, 1 unreachable (or refused the key), 2 degraded
 
-project, twin, tools, sources and ingest print --json for scripts. A verb that talks to serve
+project, twin, calls, call, tools, sources and ingest print --json for scripts. A verb that talks to serve
 exits 0 when it did what was asked, 1 when what it names is not there (or serve is unreachable), and 2 when
 it was refused (a bad argument, a write the server does not allow) or used wrongly.
 

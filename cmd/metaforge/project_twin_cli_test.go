@@ -14,9 +14,10 @@ import (
 	"github.com/metaforge/metaforge/mcpserver/mcptest"
 	"github.com/metaforge/metaforge/runs"
 	"github.com/metaforge/metaforge/twin"
+	"github.com/metaforge/metaforge/worker"
 )
 
-// objectServe is a serve with the projects and twin routes over an
+// objectServe is a serve with the projects, twin and calls routes over an
 // in-memory twin, the real embedded Temporal and the twin's workers (a
 // project is created by project.create as a ToolCall), and the operator
 // token in its data dir; at are the flags that reach it.
@@ -37,7 +38,8 @@ func objectServe(t *testing.T) (twin.Store, []string) {
 		o.Auth = mcpserver.Auth{OperatorToken: token}
 		svc := &runs.Service{Client: o.Engine.(mcpserver.TemporalEngine).Client, Registry: o.Registry}
 		o.Routes = []mcpserver.Routes{runs.Projects{Twin: mem, Runs: svc, Authority: approvals.Authority{Identify: o.Auth.Person}},
-			runs.TwinViews{Twin: mem}}
+			runs.TwinViews{Twin: mem}, runs.Calls{Runs: svc, Lookup: worker.CallLookup{Client: svc.Client},
+				Authority: approvals.Authority{Identify: o.Auth.Person}}}
 	}, twinadapter.New(backend)...)
 	srv := httptest.NewServer(st.Server.HTTPHandler())
 	t.Cleanup(srv.Close)

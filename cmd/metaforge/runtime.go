@@ -205,6 +205,7 @@ func (rt *runtime) mcpServer(caller, sessionID string, holds mcpserver.HoldPolic
 				TemporalUI: rt.temporal.UIAddress}, runs.BOM{Twin: rt.twin.Store}, runs.Waveforms{Runs: rt.runs},
 			runs.TwinViews{Twin: rt.twin.Store, Blobs: rt.twin.Blobs, Runs: rt.runs, MeshCache: browserMeshCache(rt.twin.Blobs)},
 			runs.Projects{Twin: rt.twin.Store, Runs: rt.runs, Holds: rt.approvals, Authority: authority, Logger: logger}, runs.Requirements{Twin: rt.twin.Store},
+			runs.Calls{Runs: rt.runs, Lookup: worker.CallLookup{Client: rt.temporal.Client}, Authority: authority},
 			knowledge.Handler{Store: rt.library.knowledgeStore()}, rt.results, dashboard.Handler{}}, rt.ops.routes()...),
 		Observers:    rt.ops.observers(),
 		DashboardURL: os.Getenv("METAFORGE_DASHBOARD_URL"),
