@@ -51,7 +51,7 @@ func commands() []command {
 		{name: "approve", summary: "approve a held call", flags: withConn("as", "comment"), run: decide("approve")},
 		{name: "reject", summary: "reject a held call", flags: withConn("as", "comment"), run: decide("reject")},
 		{name: "run", summary: "design-flow runs", verbs: []verb{
-			{name: "start", flags: withConn("approve", "as", "goal", "loads", "manufacturing", "maturity", "project", "temporal-port", "version")},
+			{name: "start", flags: withConn("approve", "as", "goal", "loads", "manufacturing", "maturity", "project", "temporal-port", "version", "wait")},
 			{name: "status", flags: []string{"temporal-port"}},
 			{name: "decide", flags: withConn("approve", "as", "comment", "reject", "rework-to")}}, run: stdout(runRun)},
 		{name: "change", summary: "engineering changes", verbs: []verb{{name: "list", flags: withConn("project", "status")},

@@ -34,8 +34,9 @@ Usage:
                               approvals, approve, reject, run decide and change go through metaforge serve's REST API
                               as the local operator (the token serve writes to --data-dir) or with --token;
                               --url or $METAFORGE_URL names the serve, else it is found as connect finds it
-  metaforge run start FLOW --project P --goal TEXT [--approve]
-                              propose a design flow (and, with --approve, approve it as the operator and start the run)
+  metaforge run start FLOW --project P --goal TEXT [--approve] [--wait]
+                              propose a design flow (and, with --approve, approve it as the operator and start the run;
+                              with --wait, wait with a progress bar until the run waits at a gate for a decision)
   metaforge run status ID     a run's phases, gates and criteria
   metaforge run decide ID --approve|--reject|--rework-to PHASE [--comment TEXT] [--as NAME]
   metaforge change list [--project P] [--status S] | change show ID

@@ -9,6 +9,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -60,6 +61,7 @@ func runStart(ctx context.Context, args []string, out io.Writer) error {
 	version := fs.String("version", "", "start a run of this approved flow version instead of proposing one")
 	approve := fs.Bool("approve", false, "approve the proposed version yourself through metaforge serve (as the local operator, or --token's subject) and start the run")
 	as := fs.String("as", currentUser(), "your name with --approve, recorded as operator:NAME when you decide with the operator token")
+	wait := fs.Bool("wait", false, "after starting the run, wait until it waits at a gate for a decision (or ends), with a progress bar on a terminal")
 	serve := registerServeFlags(fs)
 	flowID, args := splitID(args)
 	if err := fs.Parse(args); err != nil {
@@ -116,7 +118,11 @@ func runStart(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "run %s started (workflow %s); its first phase, %s, waits for a client (phase.list_tasks)\n",
 		started["run_id"], started["workflow_id"], started["first_phase"])
-	return nil
+	if !*wait {
+		return nil
+	}
+	runID, _ := started["run_id"].(string)
+	return waitAtGate(ctx, &runs.Service{Client: q.Client, Namespace: q.Namespace}, runID, out, os.Stderr)
 }
 
 func runStatus(ctx context.Context, args []string, out io.Writer) error {
