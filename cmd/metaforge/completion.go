@@ -82,7 +82,8 @@ func writeZshCompletion(out io.Writer, cs []command) error {
 	fmt.Fprintf(&b, "#compdef metaforge\n# metaforge completion for zsh: source <(metaforge completion zsh), after compinit\n_metaforge() {\n")
 	fmt.Fprintf(&b, "  if (( CURRENT == 2 )); then\n    local -a cmds\n    cmds=(\n")
 	for _, c := range cs {
-		fmt.Fprintf(&b, "      %s\n", zshQuote(c.name+":"+c.summary))
+		// _describe splits name:description at the first unescaped colon.
+		fmt.Fprintf(&b, "      %s\n", zshQuote(c.name+":"+strings.ReplaceAll(c.summary, ":", `\:`)))
 	}
 	// $words is zsh's own array of the line; the completions go in ws.
 	fmt.Fprintf(&b, "    )\n    _describe command cmds\n    return\n  fi\n  local -a ws\n  case $words[2] in\n")
