@@ -34,6 +34,10 @@ bash deploy/install-solvers.sh
 # Debian's docker-compose, which validates deploy/compose.yaml (no engine is
 # needed for that).
 command -v bwrap >/dev/null 2>&1 || apt_install bubblewrap
+# zsh and fish parse the completion scripts metaforge completion writes
+# (cmd/metaforge/completion_test.go).
+command -v zsh >/dev/null 2>&1 || apt_install zsh
+command -v fish >/dev/null 2>&1 || apt_install fish
 [ -x /usr/lib/postgresql/15/bin/initdb ] || apt_install postgresql
 command -v docker-compose >/dev/null 2>&1 || apt_install docker-compose
 # The browser the Approvals page's e2e test drives (e2e/approvals_page.mjs).

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"context"
+	"log/slog"
 	"maps"
 	"net/http"
 	"slices"
@@ -14,16 +15,21 @@ import (
 // Projects serves the projects as the dashboard's home and project pages
 // read them: GET /v1/projects (each project with its open runs, pending
 // approvals and unverified requirements at a glance), GET
-// /v1/projects/{id} (its work-product tree and evidence with freshness) and
+// /v1/projects/{id} (its work-product tree and evidence with freshness),
 // GET /v1/projects/{id}/items/{key}/history (one item's revisions and the
-// evidence computed against each). Reads only: the twin for the design,
-// Temporal's visibility for runs and holds.
+// evidence computed against each) and POST /v1/projects (project.create,
+// decided by the person asking: project_create.go). The reads go to the
+// twin for the design, Temporal's visibility for runs and holds.
 type Projects struct {
 	Twin twin.Store
 	// Runs counts open runs and Holds lists pending approvals; either nil
 	// leaves its count out (null), saying so in notes.
 	Runs  *Service
 	Holds HeldLister
+	// Authority says who may create a project (POST /v1/projects): an
+	// identified person, as for every REST write.
+	Authority approvals.Authority
+	Logger    *slog.Logger
 }
 
 // HeldLister is what the projects read of the approvals queue.
@@ -34,6 +40,7 @@ type HeldLister interface {
 // Register adds the routes to mux.
 func (h Projects) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/projects", h.list)
+	mux.HandleFunc("POST /v1/projects", h.create)
 	mux.HandleFunc("GET /v1/projects/{id}", h.get)
 	mux.HandleFunc("GET /v1/projects/{id}/items/{key}/history", h.history)
 }

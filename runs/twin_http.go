@@ -14,7 +14,8 @@ import (
 // (the product structure with roll-ups, owners and interfaces), GET
 // /v1/twin/model (the parts a node's 3D view is made of, placed) and GET
 // /v1/twin/mesh (one part's triangles as binary STL, converted from its
-// STEP once and cached). Reads of the twin; the one tool a conversion
+// STEP once and cached), GET /v1/twin/node (one node and its neighbours)
+// and GET /v1/twin/find (nodes by a property), for the CLI. Reads of the twin; the one tool a conversion
 // runs (cadquery.export_geometry) is read-only and runs as a ToolCall.
 type TwinViews struct {
 	Twin  twin.Store
@@ -32,6 +33,8 @@ func (h TwinViews) Register(mux *http.ServeMux) {
 	mux.HandleFunc("GET /v1/twin/hierarchy", h.hierarchy)
 	mux.HandleFunc("GET /v1/twin/model", h.model)
 	mux.HandleFunc("GET /v1/twin/mesh", h.mesh)
+	mux.HandleFunc("GET /v1/twin/node", h.node)
+	mux.HandleFunc("GET /v1/twin/find", h.find)
 }
 
 // Pages is none: /twin is the dashboard's.

@@ -29,7 +29,7 @@ func runApprovals(ctx context.Context, args []string, out io.Writer) error {
 	project := fs.String("project", "", "only holds of this project")
 	tool := fs.String("tool", "", "only holds of this tool")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return flagError(err)
 	}
 	c, err := conn.open(ctx)
 	if err != nil {
@@ -95,13 +95,13 @@ func runDecide(ctx context.Context, verb string, args []string, out io.Writer) e
 		id, args = args[0], args[1:]
 	}
 	if err := fs.Parse(args); err != nil {
-		return err
+		return flagError(err)
 	}
 	if id == "" && fs.NArg() > 0 {
 		id = fs.Arg(0)
 	}
 	if id == "" {
-		return fmt.Errorf("usage: metaforge %s APPROVAL_ID [--comment TEXT] [--as NAME] [--data-dir DIR] [--url URL] [--token TOKEN]; metaforge approvals lists the ids", verb)
+		return usageError(fmt.Sprintf("usage: metaforge %s APPROVAL_ID [--comment TEXT] [--as NAME] [--data-dir DIR] [--url URL] [--token TOKEN]; metaforge approvals lists the ids", verb))
 	}
 	c, err := conn.open(ctx)
 	if err != nil {

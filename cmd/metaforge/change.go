@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,7 +21,7 @@ const changeUsage = "usage: metaforge change list [--project P] [--status S] | c
 // same rules as the /changes page, so a change's creator cannot review it.
 func runChange(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New(changeUsage)
+		return usageError(changeUsage)
 	}
 	switch args[0] {
 	case "list":
@@ -32,7 +31,7 @@ func runChange(ctx context.Context, args []string, out io.Writer) error {
 	case "approve", "reject":
 		return runChangeReview(ctx, args[0], args[1:], out)
 	}
-	return errors.New(changeUsage)
+	return usageError(changeUsage)
 }
 
 func runChangeList(ctx context.Context, args []string, out io.Writer) error {
@@ -41,7 +40,7 @@ func runChangeList(ctx context.Context, args []string, out io.Writer) error {
 	project := fs.String("project", "", "only this project's changes")
 	status := fs.String("status", "", "only changes in this state (PROPOSED, READY_FOR_REVIEW, APPROVED, COMMITTED, ...)")
 	if err := fs.Parse(args); err != nil {
-		return err
+		return flagError(err)
 	}
 	c, err := conn.open(ctx)
 	if err != nil {
@@ -77,10 +76,10 @@ func runChangeShow(ctx context.Context, args []string, out io.Writer) error {
 	conn := registerServeFlags(fs)
 	id, args := splitID(args)
 	if err := fs.Parse(args); err != nil {
-		return err
+		return flagError(err)
 	}
 	if id == "" {
-		return errors.New(changeUsage)
+		return usageError(changeUsage)
 	}
 	c, err := conn.open(ctx)
 	if err != nil {
@@ -135,10 +134,10 @@ func runChangeReview(ctx context.Context, verb string, args []string, out io.Wri
 	as := fs.String("as", currentUser(), "your name, recorded as operator:NAME when you decide with the operator token")
 	id, args := splitID(args)
 	if err := fs.Parse(args); err != nil {
-		return err
+		return flagError(err)
 	}
 	if id == "" || (verb == "reject" && strings.TrimSpace(*comment) == "") {
-		return errors.New(changeUsage)
+		return usageError(changeUsage)
 	}
 	c, err := conn.open(ctx)
 	if err != nil {

@@ -90,7 +90,7 @@ func TestCLIReviewsChangesThroughREST(t *testing.T) {
 
 	// Alice cannot approve her own change; the server's reason comes back.
 	err = runChange(ctx, append([]string{"approve", id, "--token", cliJWT("alice")}, at...), &out)
-	if err == nil || !strings.Contains(err.Error(), "self-approval refused") || !strings.Contains(err.Error(), "HTTP 409") {
+	if err == nil || !strings.Contains(err.Error(), "self-approval refused") || !strings.Contains(err.Error(), "HTTP 409") || statusOf(err) != 2 {
 		t.Fatalf("alice approving her own change: %v", err)
 	}
 	if err := runChange(ctx, append([]string{"reject", id}, at...), &out); err == nil || !strings.Contains(err.Error(), "--comment") {

@@ -33,7 +33,7 @@ func runIngest(ctx context.Context, args []string, out, errOut io.Writer) error 
 	asJSON := fs.Bool("json", false, "print the tool's answer as JSON")
 	file, rest := splitID(args)
 	if err := fs.Parse(rest); err != nil {
-		return err
+		return flagError(err)
 	}
 	if file == "" && fs.NArg() == 1 {
 		file = fs.Arg(0)
@@ -41,7 +41,7 @@ func runIngest(ctx context.Context, args []string, out, errOut io.Writer) error 
 		file = ""
 	}
 	if file == "" {
-		return errors.New("usage: metaforge ingest FILE [--tag k=v]... [--title T] [--format F] [--json]")
+		return usageError("usage: metaforge ingest FILE [--tag k=v]... [--title T] [--format F] [--json]")
 	}
 	abs, err := filepath.Abs(file)
 	if err != nil {

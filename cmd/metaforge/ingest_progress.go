@@ -71,7 +71,15 @@ func progressLine(p *workflows.KnowledgeIngestProgress, elapsed time.Duration) s
 	if p == nil || p.Pages <= 0 {
 		return fmt.Sprintf("[%s] reading the document  %s", strings.Repeat(" ", barWidth), secs)
 	}
-	filled := min(barWidth, barWidth*p.PagesDone/p.Pages)
-	return fmt.Sprintf("[%s%s] %d/%d pages, %d passages  %s", strings.Repeat("#", filled), strings.Repeat(" ", barWidth-filled),
-		p.PagesDone, p.Pages, p.Chunks, secs)
+	return fmt.Sprintf("[%s] %d/%d pages, %d passages  %s", bar(p.PagesDone, p.Pages), p.PagesDone, p.Pages, p.Chunks, secs)
+}
+
+// bar is done of total as barWidth characters, # for what is done; the
+// ingest's and a run's waiting bars draw it.
+func bar(done, total int) string {
+	filled := 0
+	if total > 0 {
+		filled = max(0, min(barWidth, barWidth*done/total))
+	}
+	return strings.Repeat("#", filled) + strings.Repeat(" ", barWidth-filled)
 }

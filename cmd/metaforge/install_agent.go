@@ -115,12 +115,12 @@ func runInstallAgent(_ context.Context, args []string, out io.Writer) error {
 		name, args = args[0], args[1:]
 	}
 	if err := flags.Parse(args); err != nil {
-		return err
+		return flagError(err)
 	}
 	if name == "" && flags.NArg() > 0 {
 		name = flags.Arg(0)
 	} else if flags.NArg() > 0 {
-		return fmt.Errorf("install-agent takes one client, not also %q", flags.Args())
+		return usageError(fmt.Sprintf("install-agent takes one client, not also %q", flags.Args()))
 	}
 	req := installAgentRequest{dryRun: *dryRun, remove: *remove}
 	var known []string
@@ -131,14 +131,14 @@ func runInstallAgent(_ context.Context, args []string, out io.Writer) error {
 		}
 	}
 	if req.client.name == "" {
-		return fmt.Errorf("install-agent needs the client to configure: one of %s (got %q)", strings.Join(known, ", "), name)
+		return usageError(fmt.Sprintf("install-agent needs the client to configure: one of %s (got %q)", strings.Join(known, ", "), name))
 	}
 	switch *scope {
 	case "user":
 	case "project":
 		req.project = true
 	default:
-		return fmt.Errorf("--scope %q: use user or project", *scope)
+		return usageError(fmt.Sprintf("--scope %q: use user or project", *scope))
 	}
 	var err error
 	if req.exe, err = thisExecutable(); err != nil {

@@ -2,12 +2,13 @@
 // machine), `mcp` (stdio for local agents), `worker` (task queues on another
 // machine), `adapter` (an adapter over the stdio adapter protocol), and the
 // verbs that talk to a running serve (approvals, runs, ingest, sources,
-// connect, doctor) and install-agent, which puts it in an agent's MCP config.
+// connect, doctor).
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"os"
@@ -33,8 +34,9 @@ Usage:
                               approvals, approve, reject, run decide and change go through metaforge serve's REST API
                               as the local operator (the token serve writes to --data-dir) or with --token;
                               --url or $METAFORGE_URL names the serve, else it is found as connect finds it
-  metaforge run start FLOW --project P --goal TEXT [--approve]
-                              propose a design flow (and, with --approve, approve it as the operator and start the run)
+  metaforge run start FLOW --project P --goal TEXT [--approve] [--wait]
+                              propose a design flow (and, with --approve, approve it as the operator and start the run;
+                              with --wait, wait with a progress bar until the run waits at a gate for a decision)
   metaforge run status ID     a run's phases, gates and criteria
   metaforge run decide ID --approve|--reject|--rework-to PHASE [--comment TEXT] [--as NAME]
   metaforge change list [--project P] [--status S] | change show ID
@@ -43,6 +45,17 @@ Usage:
   metaforge release create PROJECT [--reason TEXT]
                               record a release package (refused, naming each failing check, unless G8 passes)
   metaforge gates PROJECT     the maturity gates G3-G8 now: each check pass, fail or no_data, and what to record
+  metaforge project create NAME [--description TEXT] | project list | project show ID
+                              projects through serve's REST API (create runs project.create as you, the operator)
+  metaforge twin show KEY[@n]|NODE_ID [--project P] | twin history KEY --project P
+  metaforge twin find KEY=VALUE --project P [--type T] [--all-revisions]
+                              the twin: a node and its neighbours, an item's revisions, nodes by a property
+  metaforge calls [--tool T] [--project P] [--since 1h|RFC3339] [--limit N] | call ID
+                              tool calls from Temporal (newest first), and one call's arguments, outcome and result
+  metaforge tools [--profile P]
+                              the tools this binary serves, or one profile's (its tools/list); needs no serve
+  metaforge completion bash|zsh|fish
+                              a shell completion script for every command, verb and flag
   metaforge ingest FILE [--tag k=v]... [--title T] [--format F] [--json]
                               index a document (under serve's read roots) into the knowledge base, with a progress bar;
                               exits 2 when the knowledge base refuses it (outside the read roots, unknown format)
@@ -57,6 +70,10 @@ Usage:
                               write this binary (mcp --profile core) into the client's MCP config, or take it out;
                               prints the entry before and after, keeps FILE.metaforge-backup, and how to undo it
 
+project, twin, calls, call, tools, sources and ingest print --json for scripts. A verb that talks to serve
+exits 0 when it did what was asked, 1 when what it names is not there (or serve is unreachable), and 2 when
+it was refused (a bad argument, a write the server does not allow) or used wrongly.
+
 Run "metaforge COMMAND -h" for a command's flags.
 `
 
@@ -67,57 +84,27 @@ func main() {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	var err error
-	switch cmd, args := os.Args[1], os.Args[2:]; cmd {
-	case "serve":
-		err = runServe(ctx, args)
-	case "mcp":
-		err = runMCP(ctx, args)
-	case "worker":
-		err = runWorker(ctx, args)
-	case "adapter":
-		err = runAdapter(ctx, args)
-	case "approvals":
-		err = runApprovals(ctx, args, os.Stdout)
-	case "approve", "reject":
-		err = runDecide(ctx, cmd, args, os.Stdout)
-	case "run":
-		err = runRun(ctx, args, os.Stdout)
-	case "change":
-		err = runChange(ctx, args, os.Stdout)
-	case "release":
-		err = runRelease(ctx, args, os.Stdout)
-	case "gates":
-		err = runGates(ctx, args, os.Stdout)
-	case "connect":
-		err = runConnect(ctx, args, os.Stdout)
-	case "doctor":
-		err = runDoctor(ctx, args, os.Stdout)
-	case "install-agent":
-		err = runInstallAgent(ctx, args, os.Stdout)
-	case "ingest":
-		err = runIngest(ctx, args, os.Stdout, os.Stderr)
-	case "sources":
-		err = runSources(ctx, args, os.Stdout)
-	case "-h", "--help", "help":
+	cmd, args := os.Args[1], os.Args[2:]
+	if cmd == "-h" || cmd == "--help" || cmd == "help" {
 		fmt.Print(usage)
 		return
-	default:
+	}
+	c, ok := lookupCommand(cmd)
+	if !ok {
 		fmt.Fprintf(os.Stderr, "metaforge: unknown command %q\n\n%s", cmd, usage)
 		os.Exit(2)
 	}
+	err := c.run(ctx, args)
 	var status exitStatus
-	if errors.As(err, &status) {
+	switch {
+	case err == nil:
+	case errors.As(err, &status):
 		os.Exit(int(status))
-	}
-	var said *saidStatus
-	if errors.As(err, &said) {
-		fmt.Fprintf(os.Stderr, "metaforge: %v\n", said.err)
-		os.Exit(said.status)
-	}
-	if err != nil {
+	case errors.Is(err, flag.ErrHelp):
+		// The flags were printed: -h asked for them.
+	default:
 		fmt.Fprintf(os.Stderr, "metaforge: %v\n", err)
-		os.Exit(1)
+		os.Exit(statusOf(err))
 	}
 }
 

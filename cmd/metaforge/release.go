@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -20,17 +19,17 @@ import (
 // check, in the server's words.
 func runRelease(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 || args[0] != "create" {
-		return errors.New("usage: metaforge release create PROJECT [--reason TEXT]")
+		return usageError("usage: metaforge release create PROJECT [--reason TEXT]")
 	}
 	fs := flag.NewFlagSet("release create", flag.ContinueOnError)
 	conn := registerServeFlags(fs)
 	reason := fs.String("reason", "", "what this release is for")
 	project, rest := splitID(args[1:])
 	if err := fs.Parse(rest); err != nil {
-		return err
+		return flagError(err)
 	}
 	if project == "" {
-		return errors.New("usage: metaforge release create PROJECT [--reason TEXT]")
+		return usageError("usage: metaforge release create PROJECT [--reason TEXT]")
 	}
 	c, err := conn.open(ctx)
 	if err != nil {
@@ -71,10 +70,10 @@ func runGates(ctx context.Context, args []string, out io.Writer) error {
 	conn := registerServeFlags(fs)
 	project, rest := splitID(args)
 	if err := fs.Parse(rest); err != nil {
-		return err
+		return flagError(err)
 	}
 	if project == "" {
-		return errors.New("usage: metaforge gates PROJECT")
+		return usageError("usage: metaforge gates PROJECT")
 	}
 	c, err := conn.open(ctx)
 	if err != nil {

@@ -3,12 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"net/http"
 	"net/url"
+	"os"
 	"strings"
 	"text/tabwriter"
 
@@ -27,7 +27,7 @@ import (
 // workers, exactly as an agent's calls do.
 func runRun(ctx context.Context, args []string, out io.Writer) error {
 	if len(args) == 0 {
-		return errors.New("usage: metaforge run start FLOW --project P --goal TEXT | run status RUN_ID | run decide RUN_ID --approve|--reject|--rework-to PHASE")
+		return usageError("usage: metaforge run start FLOW --project P --goal TEXT | run status RUN_ID | run decide RUN_ID --approve|--reject|--rework-to PHASE")
 	}
 	switch verb, rest := args[0], args[1:]; verb {
 	case "start":
@@ -37,7 +37,7 @@ func runRun(ctx context.Context, args []string, out io.Writer) error {
 	case "decide":
 		return runGateDecision(ctx, rest, out)
 	default:
-		return fmt.Errorf("metaforge run %s: say start, status or decide", verb)
+		return usageError(fmt.Sprintf("metaforge run %s: say start, status or decide", verb))
 	}
 }
 
@@ -60,10 +60,11 @@ func runStart(ctx context.Context, args []string, out io.Writer) error {
 	version := fs.String("version", "", "start a run of this approved flow version instead of proposing one")
 	approve := fs.Bool("approve", false, "approve the proposed version yourself through metaforge serve (as the local operator, or --token's subject) and start the run")
 	as := fs.String("as", currentUser(), "your name with --approve, recorded as operator:NAME when you decide with the operator token")
+	wait := fs.Bool("wait", false, "after starting the run, wait until it waits at a gate for a decision (or ends), with a progress bar on a terminal")
 	serve := registerServeFlags(fs)
 	flowID, args := splitID(args)
 	if err := fs.Parse(args); err != nil {
-		return err
+		return flagError(err)
 	}
 	q, closeQueue, err := conn.open(ctx)
 	if err != nil {
@@ -73,7 +74,7 @@ func runStart(ctx context.Context, args []string, out io.Writer) error {
 	calls := cliCalls{engine: mcpserver.TemporalEngine{Client: q.Client}}
 	if *version == "" {
 		if flowID == "" || *project == "" || *goal == "" {
-			return errors.New("usage: metaforge run start FLOW --project P --goal TEXT [--manufacturing R] [--maturity M] [--loads L] [--approve]")
+			return usageError("usage: metaforge run start FLOW --project P --goal TEXT [--manufacturing R] [--maturity M] [--loads L] [--approve] [--wait]")
 		}
 		p, err := calls.call(ctx, "flow.propose", map[string]any{"project_id": *project, "flow": flowID, "goal": *goal,
 			"manufacturing_context": *route, "target_maturity": *maturity, "loads_and_use": *loads})
@@ -116,7 +117,11 @@ func runStart(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "run %s started (workflow %s); its first phase, %s, waits for a client (phase.list_tasks)\n",
 		started["run_id"], started["workflow_id"], started["first_phase"])
-	return nil
+	if !*wait {
+		return nil
+	}
+	runID, _ := started["run_id"].(string)
+	return waitAtGate(ctx, &runs.Service{Client: q.Client, Namespace: q.Namespace}, runID, out, os.Stderr)
 }
 
 func runStatus(ctx context.Context, args []string, out io.Writer) error {
@@ -124,10 +129,10 @@ func runStatus(ctx context.Context, args []string, out io.Writer) error {
 	conn := registerQueueFlags(fs)
 	id, args := splitID(args)
 	if err := fs.Parse(args); err != nil {
-		return err
+		return flagError(err)
 	}
 	if id == "" {
-		return errors.New("usage: metaforge run status RUN_ID")
+		return usageError("usage: metaforge run status RUN_ID")
 	}
 	q, closeQueue, err := conn.open(ctx)
 	if err != nil {
@@ -180,7 +185,7 @@ func runGateDecision(ctx context.Context, args []string, out io.Writer) error {
 	as := fs.String("as", currentUser(), "your name, recorded as operator:NAME when you decide with the operator token")
 	id, args := splitID(args)
 	if err := fs.Parse(args); err != nil {
-		return err
+		return flagError(err)
 	}
 	body := map[string]string{"approver": strings.TrimSpace(*as), "comment": *comment, "rework_to": *reworkTo}
 	chosen := 0
@@ -194,7 +199,7 @@ func runGateDecision(ctx context.Context, args []string, out io.Writer) error {
 		}
 	}
 	if id == "" || chosen != 1 {
-		return errors.New("usage: metaforge run decide RUN_ID --approve|--reject|--rework-to PHASE [--comment TEXT] [--as NAME] [--data-dir DIR] [--url URL] [--token TOKEN]")
+		return usageError("usage: metaforge run decide RUN_ID --approve|--reject|--rework-to PHASE [--comment TEXT] [--as NAME] [--data-dir DIR] [--url URL] [--token TOKEN]")
 	}
 	c, err := conn.open(ctx)
 	if err != nil {

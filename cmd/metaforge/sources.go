@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -29,10 +28,10 @@ func runSources(ctx context.Context, args []string, out io.Writer) error {
 	asJSON := fs.Bool("json", false, "print the server's answer as JSON")
 	id, rest := splitID(args)
 	if err := fs.Parse(rest); err != nil {
-		return err
+		return flagError(err)
 	}
 	if fs.NArg() > 0 || (id != "" && len(tags) > 0) {
-		return errors.New("usage: metaforge sources [--tag k=v]... [--json] | metaforge sources ID [--json]")
+		return usageError("usage: metaforge sources [--tag k=v]... [--json] | metaforge sources ID [--json]")
 	}
 	c, err := conn.open(ctx)
 	if err != nil {
