@@ -94,6 +94,7 @@ func wantRevision(requested string) string {
 // speak, and at a future one, and checks the revision answered: the
 // requested one when served, else the newest served, and always one the
 // asking SDK speaks too (a future client is told the newest we speak).
+// Over HTTP, health.check's client block must then report the same.
 // Upgrading an SDK extends the test.
 func TestProtocolNegotiation(t *testing.T) {
 	sdks := []sdkRevisions{typeScriptRevisions(t)}
@@ -146,8 +147,10 @@ func TestProtocolNegotiation(t *testing.T) {
 	url := fmt.Sprintf("http://127.0.0.1:%d/mcp", ports[2])
 	answered := map[string]string{}
 	for _, a := range asks {
-		got := initializeHTTPAt(t, url, a.revision)
+		s := &httpSession{url: url, hc: &http.Client{Timeout: 30 * time.Second}}
+		got := initializeHTTPAt(t, s, a.revision)
 		check(t, "Streamable HTTP", a, got)
+		checkClientReport(t, s, a.revision, got)
 		answered[a.revision] = "HTTP " + got
 	}
 
@@ -188,16 +191,45 @@ func answeredRevision(t *testing.T, transport, revision string, m rpcMsg) string
 	return res.ProtocolVersion
 }
 
-// initializeHTTPAt opens a session at revision and returns the revision
-// the server answered.
-func initializeHTTPAt(t *testing.T, url, revision string) string {
+// initializeHTTPAt opens session s at revision and returns the revision
+// the server answered, which s then names in Mcp-Protocol-Version.
+func initializeHTTPAt(t *testing.T, s *httpSession, revision string) string {
 	t.Helper()
-	s := &httpSession{url: url, hc: &http.Client{Timeout: 30 * time.Second}}
 	status, m, _, raw := s.post(t, initializeRequest(revision), false)
 	if status != http.StatusOK || s.id == "" {
 		t.Fatalf("initialize at %s over HTTP: HTTP %d, session %q: %s", revision, status, s.id, raw)
 	}
-	return answeredRevision(t, "Streamable HTTP", revision, m)
+	s.version = answeredRevision(t, "Streamable HTTP", revision, m)
+	if status, _, _, raw := s.post(t, []byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}`), true); status != http.StatusAccepted {
+		t.Fatalf("notifications/initialized at %s: HTTP %d: %s", s.version, status, raw)
+	}
+	return s.version
+}
+
+// checkClientReport calls health.check on s and checks that its client
+// block tells the revision asked for and the one answered, and whether they
+// differ (protocol_skew), as initialize did.
+func checkClientReport(t *testing.T, s *httpSession, requested, negotiated string) {
+	t.Helper()
+	status, m, _, raw := s.post(t, []byte(`{"jsonrpc":"2.0","id":"hc","method":"tools/call","params":{"name":"health.check","arguments":{}}}`), true)
+	var res struct {
+		IsError           bool `json:"isError"`
+		StructuredContent struct {
+			Client struct {
+				Requested  string `json:"protocol_requested"`
+				Negotiated string `json:"protocol_negotiated"`
+				Skew       *bool  `json:"protocol_skew"`
+			} `json:"client"`
+		} `json:"structuredContent"`
+	}
+	if status != http.StatusOK || m.errCode != 0 || json.Unmarshal(m.result, &res) != nil || res.IsError {
+		t.Fatalf("health.check after initialize at %s: HTTP %d: %s", requested, status, raw)
+	}
+	c := res.StructuredContent.Client
+	if c.Requested != requested || c.Negotiated != negotiated || c.Skew == nil || *c.Skew != (requested != negotiated) {
+		t.Errorf("health.check after initialize at %s (answered %s): client block says requested %q, negotiated %q, skew %v",
+			requested, negotiated, c.Requested, c.Negotiated, c.Skew)
+	}
 }
 
 // initializeStdioAt initializes c at revision and returns the revision the
