@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what MetaForge's tests need beyond Go, when it is missing:
-# bubblewrap, PostgreSQL, docker-compose, reportlab (PyPI), the solvers (deploy/install-solvers.sh:
+# bubblewrap, PostgreSQL, docker-compose, reportlab and the MCP Python SDK (PyPI), the solvers (deploy/install-solvers.sh:
 # ngspice, CalculiX, gmsh, KiCad 6, FreeCAD 0.20, CadQuery 2.8) and KiCad's demos (Debian),
 # Chromium (Debian; the e2e test of the Approvals page drives it
 # headless with playwright-core), Node.js and npm (the TypeScript MCP SDK drives
@@ -55,6 +55,13 @@ command -v strace >/dev/null 2>&1 || apt_install strace
 if ! python3 -c 'import reportlab' >/dev/null 2>&1; then
 	python3 -m pip install --quiet --disable-pip-version-check reportlab==5.1.0 ||
 		python3 -m pip install --quiet --disable-pip-version-check --break-system-packages reportlab==5.1.0
+fi
+# The MCP Python SDK is the second independent MCP client the e2e tests
+# drive metaforge with (e2e/python_client.py). Pinned: 2.3.0 is what
+# python_client.py is written against (streamable_http_client, mcp_types).
+if ! python3 -c 'from mcp.client.streamable_http import streamable_http_client' >/dev/null 2>&1; then
+	python3 -m pip install --quiet --disable-pip-version-check mcp==2.3.0 ||
+		python3 -m pip install --quiet --disable-pip-version-check --break-system-packages mcp==2.3.0
 fi
 
 if [ -f e2e/package.json ]; then

@@ -46,6 +46,7 @@ type DevServerOptions struct {
 // DevServer is a running embedded Temporal server (and its UI).
 type DevServer struct {
 	server    temporal.Server
+	logger    temporalLogger
 	ui        *uiserver.Server
 	address   string
 	uiAddress string
@@ -183,7 +184,7 @@ func StartDevServer(opts DevServerOptions) (*DevServer, error) {
 	if err := server.Start(); err != nil {
 		return nil, fmt.Errorf("start embedded temporal server: %w", err)
 	}
-	d := &DevServer{server: server, address: fmt.Sprintf("%s:%d", opts.IP, opts.FrontendPort), namespace: opts.Namespace,
+	d := &DevServer{server: server, logger: logger, address: fmt.Sprintf("%s:%d", opts.IP, opts.FrontendPort), namespace: opts.Namespace,
 		durable: opts.DataDir != ""}
 	if d.durable {
 		d.databaseFile = sqlConf.DatabaseName
@@ -211,8 +212,10 @@ func StartDevServer(opts DevServerOptions) (*DevServer, error) {
 }
 
 // Stop stops the UI and the server. Workflows in flight stay in the
-// database and resume on the next start.
+// database and resume on the next start. What the server logs while its
+// services stop one after another is debug (temporalLogger).
 func (d *DevServer) Stop() {
+	d.logger.stopped()
 	if d.ui != nil {
 		d.ui.Stop()
 	}
