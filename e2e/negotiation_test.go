@@ -79,21 +79,56 @@ func decodeRevisions(t *testing.T, sdk string, out []byte) sdkRevisions {
 // futureRevision is a revision no SDK speaks yet: a client ahead of us.
 const futureRevision = "2099-01-01"
 
-// wantRevision is the answer to a client asking for requested: that one if
-// served; otherwise the newest served (a client ahead of us, or one older
-// than all we speak, is told the newest we speak).
+// wantRevision is the answer to a client asking for requested (spec 003,
+// FORGE-416): that one if served; the newest served when the client is
+// ahead of us or older than all we serve; otherwise, for a revision
+// between two we serve, the newest served not newer than it.
 func wantRevision(requested string) string {
-	if slices.Contains(mcpserver.ProtocolVersions, requested) {
+	served := mcpserver.ProtocolVersions
+	if slices.Contains(served, requested) {
 		return requested
 	}
-	return slices.Max(mcpserver.ProtocolVersions)
+	if requested > slices.Max(served) || requested < slices.Min(served) {
+		return slices.Max(served)
+	}
+	var below string
+	for _, v := range served {
+		if v < requested && v > below {
+			below = v
+		}
+	}
+	return below
+}
+
+// inventedRevisions are revisions no SDK sends, each the day after one we
+// serve (so between it and the next, or ahead of all), and one before all
+// of them, each with what such a client speaks: the served revisions up to
+// its own, since it pinned an older revision than the newest.
+func inventedRevisions() []sdkRevisions {
+	var out []sdkRevisions
+	served := mcpserver.ProtocolVersions
+	for i, v := range served[:len(served)-1] {
+		day, err := time.Parse(time.DateOnly, v)
+		if err != nil {
+			panic(fmt.Sprintf("served revision %q is not a date: %v", v, err))
+		}
+		rev := day.AddDate(0, 0, 1).Format(time.DateOnly)
+		out = append(out, sdkRevisions{sdk: "a client pinned at " + rev, latest: rev,
+			supported: append(slices.Clone(served[:i+1]), rev)})
+	}
+	// No answer fits a client older than all we serve; it is told the
+	// newest, and what it "speaks" is listed so as not to fail on that.
+	const older = "2024-01-01"
+	return append(out, sdkRevisions{sdk: "a client older than all we serve", latest: older,
+		supported: append(slices.Clone(served), older)})
 }
 
 // TestProtocolNegotiation initializes metaforge, over Streamable HTTP and
 // over stdio, at every revision the installed TypeScript and Python SDKs
-// speak, and at a future one, and checks the revision answered: the
-// requested one when served, else the newest served, and always one the
-// asking SDK speaks too (a future client is told the newest we speak).
+// speak, at a future one and at invented ones between and before those we
+// serve, and checks the revision answered (wantRevision) is one the asking
+// client speaks too: a future client is told the newest we speak, one
+// pinned between two is told the older of the two.
 // Over HTTP, health.check's client block must then report the same.
 // Upgrading an SDK extends the test.
 func TestProtocolNegotiation(t *testing.T) {
@@ -128,6 +163,9 @@ func TestProtocolNegotiation(t *testing.T) {
 		}
 	}
 	add(futureRevision, sdkRevisions{sdk: "a future client", supported: append(slices.Clone(mcpserver.ProtocolVersions), futureRevision)})
+	for _, inv := range inventedRevisions() {
+		add(inv.latest, inv)
+	}
 
 	check := func(t *testing.T, transport string, a ask, got string) {
 		t.Helper()

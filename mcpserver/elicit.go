@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -58,15 +57,6 @@ func acceptsEventStream(values []string) bool {
 		}
 	}
 	return false
-}
-
-// negotiatedRevision is the revision the SDK answers a client that asked
-// for requested: that one if served, else the newest served.
-func negotiatedRevision(requested string) string {
-	if slices.Contains(ProtocolVersions, requested) {
-		return requested
-	}
-	return ProtocolVersions[len(ProtocolVersions)-1]
 }
 
 // askInline puts the hold's question to the client and applies the answer.

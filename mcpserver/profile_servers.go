@@ -115,8 +115,9 @@ func (s *Server) newMCPServer(conn connectionProfile) *mcp.Server {
 	// shown to its revision (showTasks, last to touch an answer), the
 	// profile (a connection refused whole records nothing), then the call
 	// observer, the profile's own refusal, tracing, the refusals that
-	// answer before a handler, and a task-augmented call (taskCalls).
-	srv.AddReceivingMiddleware(s.rejectUnknownTools, promptsMiddleware, s.taskCalls, carryExtra)
+	// answer before a handler, a task-augmented call (taskCalls), and
+	// the revision initialize answers (answerRevision).
+	srv.AddReceivingMiddleware(answerRevision, s.rejectUnknownTools, promptsMiddleware, s.taskCalls, carryExtra)
 	srv.AddReceivingMiddleware(s.opts.Middleware...)
 	srv.AddReceivingMiddleware(s.observeCalls, s.keepToProfile(conn))
 	srv.AddReceivingMiddleware(s.profileMiddleware(conn))

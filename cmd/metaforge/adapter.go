@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"os"
 
@@ -19,8 +20,21 @@ func runAdapter(ctx context.Context, args []string) error {
 	builtIn := map[string]func() adapters.Adapter{
 		"power": func() adapters.Adapter { return power.New() },
 	}
-	if len(args) != 1 || builtIn[args[0]] == nil {
-		return fmt.Errorf("usage: metaforge adapter ID, where ID is power (stdio) or spice (HTTP, see metaforge adapter spice -h)")
+	const adapterUsage = "usage: metaforge adapter ID, where ID is power (stdio) or spice (HTTP, see metaforge adapter spice -h)"
+	if len(args) == 0 || builtIn[args[0]] == nil {
+		return usageError(adapterUsage)
+	}
+	// A stdio adapter takes no flags; parsing them anyway answers -h and
+	// refuses a stray argument instead of serving with it ignored.
+	flags := flag.NewFlagSet("adapter "+args[0], flag.ContinueOnError)
+	flags.Usage = func() {
+		fmt.Fprintf(flags.Output(), "usage: metaforge adapter %s (the stdio adapter protocol on stdin and stdout; no flags)\n", args[0])
+	}
+	if err := flags.Parse(args[1:]); err != nil {
+		return flagError(err)
+	}
+	if flags.NArg() > 0 {
+		return usageError(adapterUsage)
 	}
 	return adapters.ServeStdio(ctx, builtIn[args[0]](), os.Stdin, os.Stdout)
 }

@@ -48,7 +48,7 @@ func commands() []command {
 		{name: "mcp", summary: "MCP over stdio, for local clients", flags: runtimeFlags, run: runMCP},
 		{name: "worker", summary: "workers only, against TEMPORAL_ADDRESS", flags: []string{"adapter-runtime", "allow-twin-mutations", "data-dir",
 			"docker-image", "health-interval", "log-level", "queues", "read-root", "runtime", "temporal-address", "write-root"}, run: runWorker},
-		{name: "adapter", summary: "serve one built-in adapter", verbs: []verb{{name: "spice", flags: []string{"addr", "allowed-root", "port"}}},
+		{name: "adapter", summary: "serve one built-in adapter", verbs: []verb{{name: "power"}, {name: "spice", flags: []string{"addr", "allowed-root", "port"}}},
 			run: runAdapter},
 		{name: "approvals", summary: "the held calls waiting for a decision", flags: withConn("project", "tool"), run: stdout(runApprovals)},
 		{name: "approve", summary: "approve a held call", flags: withConn("as", "comment"), run: decide("approve")},
