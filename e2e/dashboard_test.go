@@ -65,22 +65,9 @@ func (r *dashRig) callErr(tool string, args map[string]any) (map[string]any, err
 	r.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	res, err := r.cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	out, res, err := callToolJSON(ctx, r.cs, tool, args)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", tool, err)
-	}
-	text := ""
-	if len(res.Content) > 0 {
-		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
-			text = tc.Text
-		}
-	}
-	if res.IsError {
-		return nil, fmt.Errorf("%s: %s", tool, text)
-	}
-	var out map[string]any
-	if err := json.Unmarshal([]byte(text), &out); err != nil {
-		return nil, fmt.Errorf("%s: %v: %s", tool, err, text)
+		return nil, err
 	}
 	c := dashCall{tool: tool, out: out}
 	c.callID, _ = res.Meta["callId"].(string)

@@ -409,13 +409,9 @@ func callJSON(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil || res.IsError {
-		t.Fatalf("%s: %v %+v", tool, err, res)
-	}
-	var out map[string]any
-	if err := json.Unmarshal([]byte(res.Content[0].(*mcp.TextContent).Text), &out); err != nil {
-		t.Fatalf("%s: %v", tool, err)
+	out, _, err := callToolJSON(ctx, cs, tool, args)
+	if err != nil {
+		t.Fatal(err)
 	}
 	return out
 }

@@ -102,24 +102,8 @@ func (r *crashRig) call(tool string, args map[string]any) map[string]any {
 func (r *crashRig) callErr(tool string, args map[string]any) (map[string]any, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	res, err := r.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", tool, err)
-	}
-	text := ""
-	if len(res.Content) > 0 {
-		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
-			text = tc.Text
-		}
-	}
-	if res.IsError {
-		return nil, fmt.Errorf("%s: %s", tool, text)
-	}
-	var out map[string]any
-	if err := json.Unmarshal([]byte(text), &out); err != nil {
-		return nil, fmt.Errorf("%s: %v: %s", tool, err, text)
-	}
-	return out, nil
+	out, _, err := callToolJSON(ctx, r.session, tool, args)
+	return out, err
 }
 
 // rest posts a decision as the local operator.

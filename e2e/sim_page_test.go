@@ -13,8 +13,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // simObserved is what sim_page.mjs saw.
@@ -165,17 +163,9 @@ func callWithID(t *testing.T, r *crashRig, tool string, args map[string]any) (ma
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	res, err := r.session.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+	out, res, err := callToolJSON(ctx, r.session, tool, args)
 	if err != nil {
-		t.Fatalf("%s: %v", tool, err)
-	}
-	text := res.Content[0].(*mcp.TextContent).Text
-	if res.IsError {
-		t.Fatalf("%s: %s", tool, text)
-	}
-	var out map[string]any
-	if err := json.Unmarshal([]byte(text), &out); err != nil {
-		t.Fatalf("%s: %v", tool, err)
+		t.Fatal(err)
 	}
 	id, _ := res.Meta["callId"].(string)
 	if len(id) != 16 {

@@ -188,28 +188,21 @@ type toolOutcome struct {
 	err    error
 }
 
+// callTool calls tool and keeps its _meta.callId, which every answer,
+// a refusal too, must carry.
 func callTool(ctx context.Context, s *mcp.ClientSession, tool string, args map[string]any) toolOutcome {
-	res, err := s.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
-	if err != nil {
-		return toolOutcome{err: fmt.Errorf("%s: %w", tool, err)}
-	}
-	out := toolOutcome{}
-	out.callID, _ = res.Meta["callId"].(string)
-	text := ""
-	if len(res.Content) > 0 {
-		if tc, ok := res.Content[0].(*mcp.TextContent); ok {
-			text = tc.Text
-		}
+	data, res, err := callToolJSON(ctx, s, tool, args)
+	out := toolOutcome{data: data}
+	if res != nil {
+		out.callID, _ = res.Meta["callId"].(string)
 	}
 	switch {
-	case res.IsError:
-		out.err = fmt.Errorf("%s (call %s): %s", tool, out.callID, text)
+	case err != nil && res != nil:
+		out.err = fmt.Errorf("%w (call %s)", err, out.callID)
+	case err != nil:
+		out.err = err
 	case !callIDRe.MatchString(out.callID):
 		out.err = fmt.Errorf("%s: _meta.callId %q", tool, out.callID)
-	default:
-		if err := json.Unmarshal([]byte(text), &out.data); err != nil {
-			out.err = fmt.Errorf("%s: %v: %s", tool, err, text)
-		}
 	}
 	return out
 }
