@@ -85,13 +85,7 @@ func TestDashboardProjectPages(t *testing.T) {
 	if code, body := r.rest("/v1/approvals/"+p["approval_id"].(string)+"/decision", map[string]any{"decision": "approve", "approver": "dana"}); code != http.StatusOK {
 		t.Fatalf("approve the flow version: %d %s", code, body)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(200 * time.Millisecond) {
-		if _, err := r.callErr("flow.start_run", map[string]any{"flow_version_id": p["flow_version_id"]}); err == nil {
-			break
-		} else if time.Now().After(deadline) {
-			t.Fatalf("start the run: %v", err)
-		}
-	}
+	startApprovedRun(t, r.callErr, map[string]any{"flow_version_id": p["flow_version_id"]})
 	// A remote client's write, held until a person decides it.
 	ctx, cancel := context.WithCancel(context.Background())
 	remote, err := mcp.NewClient(&mcp.Implementation{Name: "e2e-pages-remote", Version: "1"}, nil).Connect(ctx,

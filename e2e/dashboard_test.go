@@ -172,16 +172,7 @@ func TestDashboardEveryRoute(t *testing.T) {
 	if code, body := dashPost(t, r, "/v1/approvals/"+decidedApproval+"/decision", map[string]any{"decision": "approve", "approver": "dana"}); code != http.StatusOK {
 		t.Fatalf("approve the flow version: %d %s", code, body)
 	}
-	var runID string
-	for deadline := time.Now().Add(30 * time.Second); runID == ""; time.Sleep(200 * time.Millisecond) {
-		out, err := r.callErr("flow.start_run", map[string]any{"flow_version_id": p["flow_version_id"]})
-		switch {
-		case err == nil:
-			runID = out["run_id"].(string)
-		case time.Now().After(deadline):
-			t.Fatalf("start the run: %v", err)
-		}
-	}
+	runID := startApprovedRun(t, r.callErr, map[string]any{"flow_version_id": p["flow_version_id"]})
 	r.waitRun(runID, flows.RunWaitingForClient)
 	r.call("phase.claim", map[string]any{"run_id": runID, "phase": "requirements"})
 	reqs := r.call("twin.record_constraint_set", map[string]any{"project_id": project, "name": "bracket requirements", "constraints": []map[string]any{

@@ -241,15 +241,7 @@ func TestHostileDecisions(t *testing.T) {
 		return notDecided(t, base, operator, pendingCall{id: approval, done: make(chan error, 1)})
 	})
 	operatorDecides(t, base+"/v1/approvals/"+approval+"/decision", operator, `{"decision":"approve","approver":"e2e"}`, "approver")
-	var runID string
-	for deadline := time.Now().Add(time.Minute); runID == ""; time.Sleep(200 * time.Millisecond) {
-		out, err := r.callErr("flow.start_run", map[string]any{"flow_version_id": version})
-		if err == nil {
-			runID = out["run_id"].(string)
-		} else if time.Now().After(deadline) {
-			t.Fatalf("flow.start_run after the operator approved: %v", err)
-		}
-	}
+	runID := startApprovedRun(t, r.callErr, map[string]any{"flow_version_id": version})
 	r.waitStatus(runID, flows.RunWaitingForClient)
 	runIs := func(want string) func() error {
 		return func() error {

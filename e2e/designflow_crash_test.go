@@ -259,19 +259,7 @@ func TestDesignFlowSurvivesKill9(t *testing.T) {
 	for rep := 1; rep <= reps; rep++ {
 		began := time.Now()
 		mark := func(what string) { t.Logf("rep %d: %s at %s", rep, what, time.Since(began).Round(time.Millisecond)) }
-		var runID string
-		deadline := time.Now().Add(time.Minute)
-		for runID == "" {
-			out, err := r.callErr("flow.start_run", map[string]any{"flow_version_id": version, "inputs": map[string]any{"load_cases": loadCases}})
-			switch {
-			case err == nil:
-				runID = out["run_id"].(string)
-			case time.Now().After(deadline):
-				t.Fatalf("start the run: %v", err)
-			default:
-				time.Sleep(200 * time.Millisecond) // the version's approval is being recorded
-			}
-		}
+		runID := startApprovedRun(t, r.callErr, map[string]any{"flow_version_id": version, "inputs": map[string]any{"load_cases": loadCases}})
 
 		// Kill 1: at the requirements gate.
 		before := r.clientPhase(runID, "requirements", []string{cs["node_id"].(string)})

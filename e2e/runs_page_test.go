@@ -31,16 +31,7 @@ func TestRunsPage(t *testing.T) {
 	if code, body := r.rest("/v1/approvals/"+p["approval_id"].(string)+"/decision", map[string]any{"decision": "approve", "approver": "dana"}); code != http.StatusOK {
 		t.Fatalf("approve the version: %d %s", code, body)
 	}
-	var runID string
-	for deadline := time.Now().Add(30 * time.Second); runID == ""; time.Sleep(200 * time.Millisecond) {
-		out, err := r.callErr("flow.start_run", map[string]any{"flow_version_id": p["flow_version_id"]})
-		switch {
-		case err == nil:
-			runID = out["run_id"].(string)
-		case time.Now().After(deadline):
-			t.Fatalf("start the run: %v", err)
-		}
-	}
+	runID := startApprovedRun(t, r.callErr, map[string]any{"flow_version_id": p["flow_version_id"]})
 	cs := r.call("twin.record_constraint_set", map[string]any{"project_id": project, "name": "reqs", "constraints": []map[string]any{
 		{"name": "light", "metric": "mass", "operator": "<=", "limit": 1, "unit": "kg", "verification_method": "inspection"}}})
 	r.clientPhase(runID, "requirements", []string{cs["node_id"].(string)})
