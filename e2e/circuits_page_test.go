@@ -4,7 +4,6 @@ package e2e
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
@@ -25,23 +24,11 @@ import (
 // list without ?result= offers the call. Screenshots of both views go to
 // E2E_SCREENSHOTS.
 func TestCircuitsPage(t *testing.T) {
-	if exe, tried := approvalsPageChromium(); exe == "" {
-		t.Fatalf("no Chromium at %s: install it (apt-get install chromium, or bash deploy/test-deps.sh), or set CHROMIUM_PATH", strings.Join(tried, ", "))
-	}
-	r := &crashRig{t: t, dataDir: filepath.Join(t.TempDir(), "data"), ports: freePorts(t, 3)}
-	r.start()
+	r := startPageRig(t)
 	netlist := "RC low-pass\nV1 in 0 DC 0 AC 1\nR1 in out 1k\nC1 out 0 16n\n"
 	callID := vizCallID(t, r.session, "spice.run_simulation", map[string]any{"netlist": netlist, "analysis_type": "ac",
 		"vectors": []string{"out"}, "max_points": 10000, "params": map[string]any{"variation": "dec", "points": 100, "fstart": 10, "fstop": "1meg"}})
 
-	shots := vizScreenshotDir(t)
-	base := fmt.Sprintf("http://127.0.0.1:%d", r.ports[2])
-	cmd := command(t, 2*time.Minute, nodePath, "circuits_page.mjs", base, callID)
-	cmd.Env = append(cmd.Env, "E2E_OPERATOR_TOKEN="+operatorToken(t, r.dataDir), "E2E_SCREENSHOTS="+shots)
-	node := start(t, "node circuits_page.mjs", cmd)
-	if code := node.wait(t, 2*time.Minute); code != 0 {
-		t.Fatalf("node circuits_page.mjs exited %d:\n%s", code, tail(node.stderr.String(), 30))
-	}
 	var o struct {
 		Analysis      string            `json:"analysis"`
 		Plots         []string          `json:"plots"`
@@ -59,9 +46,7 @@ func TestCircuitsPage(t *testing.T) {
 		ConsoleErrors []string          `json:"consoleErrors"`
 		Shots         []string          `json:"screenshots"`
 	}
-	if err := json.Unmarshal([]byte(nodeStdoutLine(t, node)), &o); err != nil {
-		t.Fatal(err)
-	}
+	runPageScript(t, r, 2*time.Minute, &o, "circuits_page.mjs", callID)
 	if o.Analysis != "ac" || strings.Join(o.Plots, ",") != "magnitude,phase" {
 		t.Errorf("the page shows analysis %q with plots %v, want ac with magnitude,phase", o.Analysis, o.Plots)
 	}

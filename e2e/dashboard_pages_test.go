@@ -5,7 +5,6 @@ package e2e
 import (
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
@@ -32,13 +31,9 @@ import (
 func TestDashboardProjectPages(t *testing.T) {
 	began := time.Now()
 	mark := func(what string) { t.Logf("%s at %s", what, time.Since(began).Round(time.Millisecond)) }
-	if exe, tried := approvalsPageChromium(); exe == "" {
-		t.Fatalf("no Chromium at %s: install it (apt-get install chromium, or bash deploy/test-deps.sh), or set CHROMIUM_PATH", strings.Join(tried, ", "))
-	}
 	// serve and the agent's metaforge mcp record into one ledger.
 	t.Setenv("DATABASE_URL", pgtest.URL(t))
-	r := &crashRig{t: t, dataDir: filepath.Join(t.TempDir(), "data"), ports: freePorts(t, 3)}
-	r.start()
+	r := startPageRig(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", r.ports[2])
 	mark("serve up")
 
@@ -144,16 +139,6 @@ func TestDashboardProjectPages(t *testing.T) {
 	}
 	mark("run, hold and session ready")
 
-	out := os.Getenv("METAFORGE_TEST_ARTIFACTS")
-	if out == "" {
-		out = t.TempDir()
-	}
-	shots := filepath.Join(out, "screenshots")
-	cmd := command(t, 3*time.Minute, nodePath, "dashboard_pages.mjs", base, project, session)
-	cmd.Env = append(cmd.Env, "E2E_OPERATOR_TOKEN="+operatorToken(t, r.dataDir), "E2E_SCREENSHOTS="+shots)
-	node := start(t, "node dashboard_pages.mjs", cmd)
-	code := node.wait(t, 3*time.Minute)
-	mark("pages read")
 	var o struct {
 		ConsoleErrors []string `json:"consoleErrors"`
 		PageErrors    []string `json:"pageErrors"`
@@ -187,13 +172,8 @@ func TestDashboardProjectPages(t *testing.T) {
 			Tools             []string
 		} `json:"session"`
 	}
-	line := nodeStdoutLine(t, node)
-	if err := json.Unmarshal([]byte(line), &o); err != nil {
-		t.Fatalf("%v: %s", err, line)
-	}
-	if code != 0 {
-		t.Fatalf("node dashboard_pages.mjs exited %d:\n%s\nsaw: %s", code, tail(node.stderr.String(), 30), line)
-	}
+	shots := runPageScript(t, r, 3*time.Minute, &o, "dashboard_pages.mjs", project, session)
+	mark("pages read")
 	if len(o.ConsoleErrors) > 0 || len(o.PageErrors) > 0 {
 		t.Errorf("console errors %q, uncaught %q", o.ConsoleErrors, o.PageErrors)
 	}

@@ -137,9 +137,7 @@ type dashSeen struct {
 // on /runs/{id} moves the page to the next phase without a reload; and
 // every link a tool result carried opens a page showing that object.
 func TestDashboardEveryRoute(t *testing.T) {
-	if exe, tried := approvalsPageChromium(); exe == "" {
-		t.Fatalf("no Chromium at %s: install it (apt-get install chromium, or bash deploy/test-deps.sh), or set CHROMIUM_PATH", strings.Join(tried, ", "))
-	}
+	requireChromium(t)
 	began := time.Now()
 	skip := map[string]bool{}
 	for _, s := range strings.Split(os.Getenv(dashSkipEnv), ",") {

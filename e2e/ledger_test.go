@@ -125,9 +125,7 @@ func TestLedgerAndMetricsThroughTheBinary(t *testing.T) {
 	}
 
 	// A person reads the session on the /sessions page.
-	if exe, tried := approvalsPageChromium(); exe == "" {
-		t.Fatalf("no Chromium at %s: install it (apt-get install chromium, or bash deploy/test-deps.sh), or set CHROMIUM_PATH", strings.Join(tried, ", "))
-	}
+	requireChromium(t)
 	node := start(t, "node sessions_page.mjs", command(t, 3*time.Minute, nodePath, "sessions_page.mjs", base, "e2e-agent"))
 	if code := node.wait(t, 3*time.Minute); code != 0 {
 		t.Fatalf("node sessions_page.mjs exited %d:\n%s", code, tail(node.stderr.String(), 30))

@@ -3,10 +3,7 @@
 package e2e
 
 import (
-	"encoding/json"
-	"fmt"
 	"net/http"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,11 +16,7 @@ import (
 // decisions it allows and a link to its page in the Temporal UI; a person
 // approves the gate with its button, and the run moves on.
 func TestRunsPage(t *testing.T) {
-	if exe, tried := approvalsPageChromium(); exe == "" {
-		t.Fatalf("no Chromium at %s: install it (apt-get install chromium, or bash deploy/test-deps.sh), or set CHROMIUM_PATH", strings.Join(tried, ", "))
-	}
-	r := &crashRig{t: t, dataDir: filepath.Join(t.TempDir(), "data"), ports: freePorts(t, 3)}
-	r.start()
+	r := startPageRig(t)
 	project := r.call("project.create", map[string]any{"name": "runs-page"})["project_id"].(string)
 	p := r.call("flow.propose", map[string]any{"project_id": project, "flow": "design_v1",
 		"goal": "an aluminium 6061 bracket under 1 kg carrying 100 N", "manufacturing_context": "cnc_milling",
@@ -36,14 +29,6 @@ func TestRunsPage(t *testing.T) {
 		{"name": "light", "metric": "mass", "operator": "<=", "limit": 1, "unit": "kg", "verification_method": "inspection"}}})
 	r.clientPhase(runID, "requirements", []string{cs["node_id"].(string)})
 
-	base := fmt.Sprintf("http://127.0.0.1:%d", r.ports[2])
-	token := operatorToken(t, r.dataDir)
-	cmd := command(t, 3*time.Minute, nodePath, "runs_page.mjs", base, runID, "dana")
-	cmd.Env = append(cmd.Env, "E2E_OPERATOR_TOKEN="+token)
-	node := start(t, "node runs_page.mjs", cmd)
-	if code := node.wait(t, 3*time.Minute); code != 0 {
-		t.Fatalf("node runs_page.mjs exited %d:\n%s", code, tail(node.stderr.String(), 30))
-	}
 	var o struct {
 		RowText        string         `json:"rowText"`
 		TemporalLink   string         `json:"temporalLink"`
@@ -55,9 +40,7 @@ func TestRunsPage(t *testing.T) {
 		Address        string         `json:"addressAfterLoad"`
 		PageErrors     []string       `json:"pageErrors"`
 	}
-	if err := json.Unmarshal([]byte(nodeStdoutLine(t, node)), &o); err != nil {
-		t.Fatal(err)
-	}
+	runPageScript(t, r, 3*time.Minute, &o, "runs_page.mjs", runID, "dana")
 	for _, want := range []string{"requirements", "G1-requirements: waiting", "requirements_recorded: pass", project} {
 		if !strings.Contains(o.RowText, want) {
 			t.Errorf("the run's row does not show %q:\n%s", want, o.RowText)
@@ -73,6 +56,7 @@ func TestRunsPage(t *testing.T) {
 		o.DecisionResp["decider_verified"] != true {
 		t.Errorf("the gate's buttons %v and the decision %d %v", o.Buttons, o.DecisionStatus, o.DecisionResp)
 	}
+	token := operatorToken(t, r.dataDir)
 	// The page took the token from the link once, out of the address bar,
 	// and sent it with the decision.
 	if strings.Contains(o.Address, token) || o.DecisionAuth != "Bearer "+token {

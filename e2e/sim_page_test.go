@@ -50,14 +50,10 @@ type simObserved struct {
 // load, both draw with one scale (topped by the larger peak) and one
 // camera; a result whose field is not stored says so.
 func TestSimPage(t *testing.T) {
-	if exe, tried := approvalsPageChromium(); exe == "" {
-		t.Fatalf("no Chromium at %s: install it (apt-get install chromium, or bash deploy/test-deps.sh), or set CHROMIUM_PATH", strings.Join(tried, ", "))
-	}
 	began := time.Now()
 	mark := func(what string) { t.Logf("%s at %s", what, time.Since(began).Round(time.Millisecond)) }
 	fixtures, _ := filepath.Abs(filepath.Join("..", "adapters", "calculix", "testdata"))
-	r := &crashRig{t: t, dataDir: filepath.Join(t.TempDir(), "data"), ports: freePorts(t, 3), env: []string{"METAFORGE_ALLOWED_ROOTS=" + fixtures}}
-	r.start()
+	r := startPageRig(t, "METAFORGE_ALLOWED_ROOTS="+fixtures)
 	mark("serve up")
 
 	step, err := os.ReadFile(filepath.Join(fixtures, "beam.step"))
@@ -96,24 +92,10 @@ func TestSimPage(t *testing.T) {
 	// the same amount to within 0.1%.
 	point := [3]float64{200, tipAt[1] + 0.25*(10-tipAt[1]), tipAt[2] + 0.25*(2.5-tipAt[2])}
 
-	shots := os.Getenv("METAFORGE_TEST_ARTIFACTS")
-	if shots == "" {
-		shots = t.TempDir()
-	}
-	shots = filepath.Join(shots, "screenshots")
-	base := fmt.Sprintf("http://127.0.0.1:%d", r.ports[2])
 	pointJSON, _ := json.Marshal(point)
-	cmd := command(t, 3*time.Minute, nodePath, "sim_page.mjs", base, project, feaID, heavierID, meshID, string(pointJSON))
-	cmd.Env = append(cmd.Env, "E2E_OPERATOR_TOKEN="+operatorToken(t, r.dataDir), "E2E_SCREENSHOTS="+shots)
-	node := start(t, "node sim_page.mjs", cmd)
-	if code := node.wait(t, 3*time.Minute); code != 0 {
-		t.Fatalf("node sim_page.mjs exited %d:\n%s", code, tail(node.stderr.String(), 30))
-	}
-	mark("the page checked")
 	var o simObserved
-	if err := json.Unmarshal([]byte(nodeStdoutLine(t, node)), &o); err != nil {
-		t.Fatal(err)
-	}
+	runPageScript(t, r, 3*time.Minute, &o, "sim_page.mjs", project, feaID, heavierID, meshID, string(pointJSON))
+	mark("the page checked")
 	t.Logf("colours %d, legend max %q (peak %.6g MPa), tip probe %q (run_fea %.6g mm) at %v, compare legend %q; %s",
 		o.Colours, o.LegendMax, peak, o.Tip.Disp, tipDisp, o.Tip.Screen, o.CompareLegend, o.Info)
 

@@ -3,12 +3,9 @@
 package e2e
 
 import (
-	"encoding/json"
-	"fmt"
 	"math"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -24,11 +21,7 @@ import (
 // read back and is not blank); a tab the page does not have is named.
 // Screenshots of both tabs go to E2E_SCREENSHOTS.
 func TestTwinPage(t *testing.T) {
-	if exe, tried := approvalsPageChromium(); exe == "" {
-		t.Fatalf("no Chromium at %s: install it (apt-get install chromium, or bash deploy/test-deps.sh), or set CHROMIUM_PATH", strings.Join(tried, ", "))
-	}
-	r := &crashRig{t: t, dataDir: filepath.Join(t.TempDir(), "data"), ports: freePorts(t, 3)}
-	r.start()
+	r := startPageRig(t)
 	project := r.call("project.create", map[string]any{"name": "twin-page"})["project_id"].(string)
 	model := func(name string, l, w, h float64, material string) string {
 		box := r.call("cadquery.create_parametric", map[string]any{"shape_type": "box",
@@ -63,14 +56,6 @@ func TestTwinPage(t *testing.T) {
 		t.Fatalf("twin.record_hierarchy_node answered no node id: %v", standOut)
 	}
 
-	shots := vizScreenshotDir(t)
-	base := fmt.Sprintf("http://127.0.0.1:%d", r.ports[2])
-	cmd := command(t, 2*time.Minute, nodePath, "twin_page.mjs", base, project, standNode)
-	cmd.Env = append(cmd.Env, "E2E_OPERATOR_TOKEN="+operatorToken(t, r.dataDir), "E2E_SCREENSHOTS="+shots)
-	node := start(t, "node twin_page.mjs", cmd)
-	if code := node.wait(t, 2*time.Minute); code != 0 {
-		t.Fatalf("node twin_page.mjs exited %d:\n%s", code, tail(node.stderr.String(), 30))
-	}
 	var o struct {
 		Rows []struct {
 			Key, Mass, Cost, Owner, Interfaces, Quantity string
@@ -90,9 +75,7 @@ func TestTwinPage(t *testing.T) {
 		ConsoleErrors []string `json:"consoleErrors"`
 		Shots         []string `json:"screenshots"`
 	}
-	if err := json.Unmarshal([]byte(nodeStdoutLine(t, node)), &o); err != nil {
-		t.Fatal(err)
-	}
+	runPageScript(t, r, 2*time.Minute, &o, "twin_page.mjs", project, standNode)
 	rows := map[string]int{}
 	for i, row := range o.Rows {
 		rows[row.Key] = i
