@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -62,7 +63,7 @@ func TestCLICalls(t *testing.T) {
 	wantStatus(t, "calls --limit 0", runCalls(ctx, append([]string{"--limit", "0"}, at...), &out), 2, "HTTP 400")
 
 	out.Reset()
-	if err := runCall(ctx, append([]string{callID}, at...), &out); err != nil {
+	if err := runCall(ctx, append([]string{callID}, at...), &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"call " + callID + ": project.create completed", `arguments: {"name":"Called"}`, "outcome: success", `"name":"Called"`} {
@@ -72,22 +73,22 @@ func TestCLICalls(t *testing.T) {
 	}
 	// A credential that identifies nobody reads the outcome, not the arguments.
 	out.Reset()
-	if err := runCall(ctx, append([]string{callID, "--token", "not-a-token"}, at...), &out); err != nil {
+	if err := runCall(ctx, append([]string{callID, "--token", "not-a-token"}, at...), &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "arguments: (hidden)") || strings.Contains(out.String(), `{"name":"Called"}`) {
 		t.Fatalf("call with a token that identifies nobody:\n%s", out.String())
 	}
 	out.Reset()
-	if err := runCall(ctx, append([]string{callID, "--json"}, at...), &out); err != nil {
+	if err := runCall(ctx, append([]string{callID, "--json"}, at...), &out, io.Discard); err != nil {
 		t.Fatal(err)
 	}
 	var d runs.CallDetail
 	if err := json.Unmarshal(out.Bytes(), &d); err != nil || d.State != "completed" || compactJSON(d.Arguments) != `{"name":"Called"}` {
 		t.Fatalf("call --json printed %s (%v)", out.String(), err)
 	}
-	wantStatus(t, "a call that is not there", runCall(ctx, append([]string{"0123456789abcdef"}, at...), &out), 1, "no call 0123456789abcdef")
-	wantStatus(t, "call without an id", runCall(ctx, at, &out), 2, "usage: metaforge call")
+	wantStatus(t, "a call that is not there", runCall(ctx, append([]string{"0123456789abcdef"}, at...), &out, io.Discard), 1, "no call 0123456789abcdef")
+	wantStatus(t, "call without an id", runCall(ctx, at, &out, io.Discard), 2, "usage: metaforge call")
 }
 
 func TestSinceTime(t *testing.T) {

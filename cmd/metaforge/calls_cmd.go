@@ -16,7 +16,7 @@ import (
 	"github.com/metaforge/metaforge/workflows"
 )
 
-const callsUsage = "usage: metaforge calls [--tool T] [--project P] [--since 1h|RFC3339] [--limit N] [--json] | metaforge call ID [--json]"
+const callsUsage = "usage: metaforge calls [--tool T] [--project P] [--since 1h|RFC3339] [--limit N] [--json] | metaforge call ID [--json] [--wait]"
 
 // runCalls is `metaforge calls`: the tool calls Temporal keeps (GET
 // /v1/calls), newest first, by tool, project and start time.
@@ -88,10 +88,11 @@ func sinceTime(s string, now time.Time) (time.Time, error) {
 
 // runCall is `metaforge call ID`: one call's arguments, outcome and
 // result (GET /v1/calls/{id}).
-func runCall(ctx context.Context, args []string, out io.Writer) error {
+func runCall(ctx context.Context, args []string, out, errOut io.Writer) error {
 	fs := flag.NewFlagSet("call", flag.ContinueOnError)
 	conn := registerServeFlags(fs)
 	asJSON := fs.Bool("json", false, "print the server's answer as JSON")
+	wait := fs.Bool("wait", false, "wait for a running (or held) call to end, with a bar on a terminal, then show it")
 	id, rest := splitID(args)
 	if err := fs.Parse(rest); err != nil {
 		return flagError(err)
@@ -102,6 +103,11 @@ func runCall(ctx context.Context, args []string, out io.Writer) error {
 	c, err := conn.open(ctx)
 	if err != nil {
 		return err
+	}
+	if *wait {
+		if err := waitForCall(ctx, c, id, errOut); err != nil {
+			return err
+		}
 	}
 	var d runs.CallDetail
 	if printed, err := getOrPrint(ctx, c, "/v1/calls/"+url.PathEscape(id), *asJSON, out, &d); printed || err != nil {

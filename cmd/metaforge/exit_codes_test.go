@@ -29,7 +29,7 @@ func TestUsageErrorsExit2(t *testing.T) {
 		"project show":            func() error { return runProject(ctx, []string{"show"}, &out) },
 		"twin find k=v":           func() error { return runTwin(ctx, []string{"find", "k=v"}, &out) },
 		"calls --limit x":         func() error { return runCalls(ctx, []string{"--limit", "x"}, &out) },
-		"call":                    func() error { return runCall(ctx, nil, &out) },
+		"call":                    func() error { return runCall(ctx, nil, &out, io.Discard) },
 		"completion":              func() error { return runCompletion(ctx, nil, &out) },
 		"tools --profile nowhere": func() error { return runTools(ctx, []string{"--profile", "nowhere"}, &out) },
 	} {

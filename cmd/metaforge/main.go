@@ -50,8 +50,9 @@ Usage:
   metaforge twin show KEY[@n]|NODE_ID [--project P] | twin history KEY --project P
   metaforge twin find KEY=VALUE --project P [--type T] [--all-revisions]
                               the twin: a node and its neighbours, an item's revisions, nodes by a property
-  metaforge calls [--tool T] [--project P] [--since 1h|RFC3339] [--limit N] | call ID
-                              tool calls from Temporal (newest first), and one call's arguments, outcome and result
+  metaforge calls [--tool T] [--project P] [--since 1h|RFC3339] [--limit N] | call ID [--wait]
+                              tool calls from Temporal (newest first), and one call's arguments, outcome and result;
+                              --wait follows a running or held call (an FEA solve, say) to its end, with a bar
   metaforge tools [--profile P]
                               the tools this binary serves, or one profile's (its tools/list); needs no serve
   metaforge completion bash|zsh|fish
