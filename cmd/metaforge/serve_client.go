@@ -28,9 +28,9 @@ type serveFlags struct {
 func registerServeFlags(fs *flag.FlagSet) serveFlags {
 	home, _ := os.UserHomeDir()
 	return serveFlags{
-		dataDir: fs.String("data-dir", filepath.Join(home, ".metaforge"), "the data dir of the metaforge serve to decide on: its operator token is read from there"),
+		dataDir: fs.String("data-dir", filepath.Join(home, ".metaforge"), "the data dir of the metaforge serve to ask: its operator token is read from there"),
 		url:     fs.String("url", "", "the metaforge serve (default $METAFORGE_URL, else $METAFORGE_GATEWAY_URL, else found as metaforge connect finds it)"),
-		token:   fs.String("token", os.Getenv("METAFORGE_TOKEN"), "a bearer token to decide with instead of the operator token (default $METAFORGE_TOKEN)"),
+		token:   fs.String("token", os.Getenv("METAFORGE_TOKEN"), "a bearer token to act with instead of the operator token (default $METAFORGE_TOKEN)"),
 	}
 }
 
