@@ -219,7 +219,7 @@ func runServe(ctx context.Context, args []string) error {
 	fmt.Fprintf(os.Stderr, "  Dashboard:             %s/?token=%s\n", pages, token)
 	fmt.Fprintf(os.Stderr, "  Approvals:             %s/approvals?token=%s\n", pages, token)
 	fmt.Fprintf(os.Stderr, "  Runs:                  %s/runs?token=%s\n", pages, token)
-	fmt.Fprintf(os.Stderr, "  Operator token:        %s (read by metaforge approve, reject, run decide; new each start)\n", tokenPath)
+	fmt.Fprintf(os.Stderr, "  Operator token:        %s (read by the metaforge verbs that talk to this serve; new each start)\n", tokenPath)
 	fmt.Fprintf(os.Stderr, "  Temporal (%s):   %s namespace %s\n", rt.temporal.Mode, rt.temporal.Address, rt.temporal.Namespace)
 	if rt.temporal.UIAddress != "" {
 		fmt.Fprintf(os.Stderr, "  Temporal UI:           %s\n", rt.temporal.UIAddress)
