@@ -64,6 +64,14 @@ if ! python3 -c 'from mcp.client.streamable_http import streamable_http_client' 
 		python3 -m pip install --quiet --disable-pip-version-check --break-system-packages mcp==2.3.0
 fi
 
+# Claude Code's and Codex's own loaders check the agent packages
+# (plugins/claude_validate_test.go, codex_load_test.go), at the versions
+# deploy/agent-clients pins; both ship their native binaries as npm
+# packages, so nothing is fetched from elsewhere.
+if [ ! -x deploy/agent-clients/node_modules/.bin/claude ] || [ ! -x deploy/agent-clients/node_modules/.bin/codex ]; then
+	(cd deploy/agent-clients && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
+fi
+
 if [ -f e2e/package.json ]; then
 	if [ ! -f e2e/node_modules/@modelcontextprotocol/sdk/package.json ] ||
 		[ ! -f e2e/node_modules/@modelcontextprotocol/conformance/package.json ] ||

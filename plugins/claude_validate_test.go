@@ -8,18 +8,11 @@ import (
 )
 
 // TestClaudeCodeValidates runs Claude Code's own check, `claude plugin
-// validate --strict`, on the marketplace and on each plugin, when a claude
-// binary is at hand ($METAFORGE_CLAUDE_BIN, else claude on PATH): it is
-// the authority the Go schema above only approximates. Without one it
-// skips and says so.
+// validate --strict`, on the marketplace and on each plugin (the claude
+// clientBin finds): it is the authority the Go schema above only
+// approximates.
 func TestClaudeCodeValidates(t *testing.T) {
-	bin := os.Getenv("METAFORGE_CLAUDE_BIN")
-	if bin == "" {
-		var err error
-		if bin, err = exec.LookPath("claude"); err != nil {
-			t.Skip("no claude binary: set METAFORGE_CLAUDE_BIN or put claude (npm @anthropic-ai/claude-code) on PATH to run Claude Code's own validator")
-		}
-	}
+	bin := clientBin(t, "METAFORGE_CLAUDE_BIN", "claude", "@anthropic-ai/claude-code")
 	for _, dir := range []string{repoRoot, "metaforge", "metaforge-local"} {
 		abs, err := filepath.Abs(dir)
 		if err != nil {

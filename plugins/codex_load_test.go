@@ -8,20 +8,13 @@ import (
 	"testing"
 )
 
-// TestCodexLoadsThePackage has a real Codex, when one is at hand
-// ($METAFORGE_CODEX_BIN, else codex on PATH), add this checkout's
-// marketplace, install metaforge-local from it into a home of its own, and
-// list its MCP servers: the manifest format comes from Codex's loader, not
-// a published spec, so an upgrade can move it (spec 003). Without a codex
-// binary it skips and says so.
+// TestCodexLoadsThePackage has a real Codex (the one clientBin finds) add
+// this checkout's marketplace, install metaforge-local from it into a home
+// of its own, and list its MCP servers: the manifest format comes from
+// Codex's loader, not a published spec, so an upgrade can move it (spec
+// 003).
 func TestCodexLoadsThePackage(t *testing.T) {
-	bin := os.Getenv("METAFORGE_CODEX_BIN")
-	if bin == "" {
-		var err error
-		if bin, err = exec.LookPath("codex"); err != nil {
-			t.Skip("no codex binary: set METAFORGE_CODEX_BIN or put codex (npm @openai/codex) on PATH to load the package in Codex")
-		}
-	}
+	bin := clientBin(t, "METAFORGE_CODEX_BIN", "codex", "@openai/codex")
 	root, err := filepath.Abs(repoRoot)
 	if err != nil {
 		t.Fatal(err)
