@@ -4,8 +4,9 @@
 # ngspice, CalculiX, gmsh, KiCad 6, FreeCAD 0.20, CadQuery 2.8) and KiCad's demos (Debian),
 # Chromium (Debian; the e2e test of the Approvals page drives it
 # headless with playwright-core), Node.js and npm (the TypeScript MCP SDK drives
-# the server as an independent client), and the e2e packages from npm at the
-# versions e2e/package-lock pins. Safe to run again: it installs nothing that is
+# the server as an independent client), the e2e packages from npm at the
+# versions e2e/package-lock pins, and Claude Code and Codex from npm at the
+# versions deploy/agent-clients pins (their loaders check the plugins). Safe to run again: it installs nothing that is
 # already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
