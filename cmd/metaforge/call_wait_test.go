@@ -23,14 +23,7 @@ import (
 // decision), and once a person approves it, shows how it ended; without
 // --wait the same call shows as running at once.
 func TestCLICallWaitsForTheEnd(t *testing.T) {
-	for _, k := range []string{"METAFORGE_TOKEN", "METAFORGE_MCP_API_KEY", "METAFORGE_URL", "METAFORGE_GATEWAY_URL"} {
-		t.Setenv(k, "")
-	}
-	dataDir := t.TempDir()
-	token, _, err := writeOperatorToken(dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dataDir, token := cliOperator(t)
 	fx := &adaptertest.Fixture{}
 	st := mcptest.StartConfigured(t, func(o *mcpserver.Options) {
 		o.Caller, o.Transport = mcpserver.CallerUntrusted, mcpserver.TransportHTTP

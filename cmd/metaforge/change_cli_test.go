@@ -22,15 +22,7 @@ import (
 // serve's REST API with the operator token (or --token), so the change's
 // own rule holds there too: its proposer cannot approve it.
 func TestCLIReviewsChangesThroughREST(t *testing.T) {
-	t.Setenv("METAFORGE_TOKEN", "")
-	t.Setenv("METAFORGE_MCP_API_KEY", "")
-	t.Setenv("METAFORGE_URL", "")
-	t.Setenv("METAFORGE_GATEWAY_URL", "")
-	dataDir := t.TempDir()
-	token, _, err := writeOperatorToken(dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dataDir, token := cliOperator(t)
 	mem := twin.NewMemoryStore()
 	changes := &runs.Changes{}
 	svc := &runs.Service{}

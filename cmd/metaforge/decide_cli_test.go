@@ -35,15 +35,7 @@ func cliJWT(sub string) string {
 // apply to them: the operator decides, the requester does not approve her
 // own call, and the server's refusal is passed on in its words.
 func TestCLIDecidesThroughREST(t *testing.T) {
-	t.Setenv("METAFORGE_TOKEN", "")
-	t.Setenv("METAFORGE_MCP_API_KEY", "")
-	t.Setenv("METAFORGE_URL", "")
-	t.Setenv("METAFORGE_GATEWAY_URL", "")
-	dataDir := t.TempDir()
-	token, _, err := writeOperatorToken(dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dataDir, token := cliOperator(t)
 	fx := &adaptertest.Fixture{}
 	st := mcptest.StartConfigured(t, func(o *mcpserver.Options) {
 		o.Caller, o.Transport = mcpserver.CallerUntrusted, mcpserver.TransportHTTP
@@ -105,7 +97,7 @@ func TestCLIDecidesThroughREST(t *testing.T) {
 	// Alice's own call: her token cannot approve it, and the server's
 	// reason comes back; the operator's reject ends it.
 	id = hold("cli-2", "alice")
-	err = runDecide(ctx, "approve", append([]string{id, "--token", cliJWT("alice")}, at...), &out)
+	err := runDecide(ctx, "approve", append([]string{id, "--token", cliJWT("alice")}, at...), &out)
 	if err == nil || !strings.Contains(err.Error(), "alice asked for this call and cannot approve it") || !strings.Contains(err.Error(), "HTTP 403") {
 		t.Errorf("alice approving her own call from the CLI: %v; want the server's 403 passed on", err)
 	}

@@ -44,16 +44,8 @@ func sourceID(text string) string {
 // metaforge sources reads what it stored through the REST API with the
 // operator token, as against a running serve.
 func TestIngestAndSourcesCLI(t *testing.T) {
-	t.Setenv("METAFORGE_TOKEN", "")
-	t.Setenv("METAFORGE_MCP_API_KEY", "")
-	t.Setenv("METAFORGE_URL", "")
-	t.Setenv("METAFORGE_GATEWAY_URL", "")
 	ctx := context.Background()
-	dataDir := t.TempDir()
-	token, _, err := writeOperatorToken(dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dataDir, token := cliOperator(t)
 	store, err := knowledge.OpenSQLite(ctx, filepath.Join(dataDir, knowledgeFile))
 	if err != nil {
 		t.Fatal(err)

@@ -23,14 +23,7 @@ import (
 // token in its data dir; at are the flags that reach it.
 func objectServe(t *testing.T) (twin.Store, []string) {
 	t.Helper()
-	for _, k := range []string{"METAFORGE_TOKEN", "METAFORGE_MCP_API_KEY", "METAFORGE_URL", "METAFORGE_GATEWAY_URL"} {
-		t.Setenv(k, "")
-	}
-	dataDir := t.TempDir()
-	token, _, err := writeOperatorToken(dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dataDir, token := cliOperator(t)
 	mem := twin.NewMemoryStore()
 	backend := &twinadapter.Backend{Store: mem, Sessions: mem}
 	st := mcptest.StartConfigured(t, func(o *mcpserver.Options) {

@@ -41,14 +41,7 @@ func (l *lockedBuffer) String() string {
 // requirements phase, until the run waits at its gate; then it says what
 // to decide and how, and exits 0.
 func TestRunStartWaitsAtTheGate(t *testing.T) {
-	for _, k := range []string{"METAFORGE_TOKEN", "METAFORGE_MCP_API_KEY", "METAFORGE_URL", "METAFORGE_GATEWAY_URL"} {
-		t.Setenv(k, "")
-	}
-	dataDir := t.TempDir()
-	token, _, err := writeOperatorToken(dataDir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	dataDir, token := cliOperator(t)
 	mem := twin.NewMemoryStore()
 	backend := &twinadapter.Backend{Store: mem, Sessions: mem}
 	svc := &runs.Service{}
